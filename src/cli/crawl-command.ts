@@ -1,0 +1,116 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Crawler, type CrawlSummary } from '../crawl/crawler.js';
+import { TopicrawlError } from '../errors.js';
+import { loadCorpus, type Corpus } from '../eval/corpus.js';
+import { startCorpusServer, type CorpusServer } from '../eval/corpus-server.js';
+import { labelHarvest, type LabelHarvest } from '../eval/label-harvest.js';
+import { openDatabase } from '../store/sqlite-store.js';
+import { loadConfig, type ConfigFlags } from '../topic/config.js';
+import { formatSummary } from './format.js';
+import { attachProgress } from './progress.js';
+
+export interface CrawlArgs extends ConfigFlags {
+  topic: string;
+  db?: string;
+  resolve?: string[];
+  corpus?: string;
+  json?: boolean;
+  fresh?: boolean;
+}
+
+/** Parses repeated `--resolve HOST=ADDR[:PORT]` flags. */
+export function parseResolve(list: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of list ?? []) {
+    const m = /^([^=\s]+)=([^=\s]+)$/.exec(item);
+    if (!m) throw new TopicrawlError('E_USAGE', `--resolve ${item}: expected HOST=ADDRESS[:PORT], e.g. www.example.com=127.0.0.1:8080`);
+    out[m[1].toLowerCase()] = m[2];
+  }
+  return out;
+}
+
+export interface CrawlRun {
+  summary: CrawlSummary;
+  truth: LabelHarvest | null;
+}
+
+/**
+ * `topicrawl crawl`: loads the configuration (defaults ← topic file ← flags), optionally serves a
+ * corpus on loopback and maps its hosts, crawls into the SQLite file, and prints the summary (or
+ * JSON). Ctrl-C stops gracefully; a second Ctrl-C exits at once (state is safe either way).
+ */
+export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void }): Promise<CrawlRun> {
+  const config = loadConfig(args.topic, { strategy: args.strategy, maxPages: args.maxPages, set: args.set });
+  const dbPath = args.db ?? `${config.name}.db`;
+  if (args.fresh && existsSync(dbPath)) for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) rmSync(f, { force: true });
+  let corpus: Corpus | null = null;
+  let server: CorpusServer | null = null;
+  const resolve = parseResolve(args.resolve);
+  if (args.corpus) {
+    corpus = loadCorpus(args.corpus);
+    server = await startCorpusServer(args.corpus);
+    for (const [h, a] of Object.entries(server.resolveMap())) resolve[h] ??= a;
+  }
+  let crawler: Crawler | null = null;
+  const onSignal = () => {
+    if (crawler && !stopping) {
+      stopping = true;
+      process.stderr.write('\n[topicrawl] stopping: letting requests in flight finish (Ctrl-C again to quit now)\n');
+      crawler.stop();
+    } else process.exit(130);
+  };
+  let stopping = false;
+  try {
+    crawler = new Crawler({ config, dbPath, resolve });
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const stopProgress = args.json ? () => {} : attachProgress(crawler, { maxPages: config.limits.max_pages, tty: Boolean(process.stderr.isTTY) });
+    let summary: CrawlSummary;
+    try {
+      summary = await crawler.run();
+    } finally {
+      stopProgress();
+      crawler.close();
+    }
+    let truth: LabelHarvest | null = null;
+    if (corpus && config.evaluation.label) {
+      const db = openDatabase(dbPath, { readonly: true });
+      try {
+        truth = labelHarvest(db, corpus.labels, config.evaluation.label);
+      } finally {
+        db.close();
+      }
+    }
+    if (args.json) out.log(JSON.stringify({ ...summary, labels: truth }, null, 2));
+    else out.log(formatSummary(summary, truth));
+    return { summary, truth };
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await server?.close();
+  }
+}
+
+/** `npm start`: the main job on the bundled corpus, in a fresh temporary crawl file. */
+export async function runDemo(args: { json?: boolean; db?: string; topic?: string; corpus?: string; set?: string[] }, out: { log: (s: string) => void }): Promise<CrawlRun> {
+  const root = new URL('../../', import.meta.url).pathname;
+  const dir = args.db ? null : mkdtempSync(join(tmpdir(), 'topicrawl-demo-'));
+  try {
+    return await runCrawl(
+      {
+        topic: args.topic ?? join(root, 'topics/tobacco.yaml'),
+        corpus: args.corpus ?? join(root, 'corpora/tobacco-demo'),
+        db: args.db ?? join(dir!, 'demo.db'),
+        fresh: true,
+        json: args.json,
+        // a corpus on loopback needs no real politeness delay; keep a small one so the scheduler shows
+        set: ['politeness.delay_ms=20', 'politeness.concurrency=8', ...(args.set ?? [])],
+      },
+      out,
+    );
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,34 @@
+import type { CrawlSummary } from '../crawl/crawler.js';
+import type { LabelHarvest } from '../eval/label-harvest.js';
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** The final summary of a crawl, as lines for a terminal. */
+export function formatSummary(s: CrawlSummary, truth?: LabelHarvest | null): string {
+  const lines = [
+    `crawl ${s.reason === 'done' ? 'finished' : `stopped (${s.reason})`}: topic ${s.topic}, strategy ${s.strategy}${s.resumed ? ', resumed' : ''}`,
+    `  db                 ${s.db}`,
+    `  pages fetched      ${s.fetched} (${s.fetchedThisRun} in this run, ${s.pagesPerSec.toFixed(1)} pages/s, ${(s.elapsedMs / 1000).toFixed(1)} s)`,
+    `  estimated harvest  ${pct(s.harvest)} (${s.relevant} pages at or above the relevance threshold)`,
+  ];
+  if (truth) {
+    lines.push(
+      `  harvest (labels)   ${pct(truth.harvestRate)} (${truth.relevant}/${truth.fetched} fetched pages labelled "${truth.label}")`,
+      `  target recall      ${pct(truth.targetRecall)} (${truth.relevant}/${truth.relevantInCorpus} labelled pages in the corpus)`,
+    );
+  }
+  lines.push(
+    `  errors             ${s.errors}`,
+    `  frontier           ${s.frontier} queued, ${s.pruned} pruned by Fish life, ${s.known} URLs known`,
+    `  discovery rate     ${s.discoveryRate.toFixed(2)} new URLs per page (last 100 pages)`,
+    `  bytes              ${s.bytes}`,
+  );
+  return lines.join('\n');
+}
+
+/** A table with left-aligned first column and right-aligned others. */
+export function table(header: string[], rows: (string | number)[][]): string {
+  const cells = [header, ...rows.map((r) => r.map(String))];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  return cells.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')).join('\n');
+}

@@ -1,0 +1,105 @@
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { TopicrawlError } from '../errors.js';
+import { startCorpusServer } from '../eval/corpus-server.js';
+import { loadCorpus } from '../eval/corpus.js';
+import { STRATEGIES } from '../strategy/registry.js';
+import { runCrawl, runDemo } from './crawl-command.js';
+import { runExport, runStats } from './report-commands.js';
+
+const out = { log: (s: string) => process.stdout.write(`${s}\n`) };
+
+/** Prints a one-line error and sets the exit code: 2 for user errors, 1 otherwise. Never a stack trace. */
+function fail(err: unknown): void {
+  if (err instanceof TopicrawlError) {
+    process.stderr.write(`topicrawl: ${err.message} [${err.code}]\n`);
+    process.exitCode = err.fatal && err.code !== 'E_STORE' ? 2 : 1;
+  } else {
+    const msg = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`topicrawl: unexpected error: ${msg.split('\n')[0]} [E_INTERNAL]\n`);
+    if (process.env.TOPICRAWL_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+    process.exitCode = 1;
+  }
+}
+
+const commonCrawl = {
+  db: { type: 'string', describe: 'SQLite crawl file (default: <topic name>.db); re-run to resume' },
+  strategy: { type: 'string', describe: `ordering strategy: ${Object.keys(STRATEGIES).join(', ')}` },
+  'max-pages': { type: 'number', describe: 'page budget (limits.max_pages)' },
+  set: { type: 'string', array: true, describe: 'override any topic key: --set strategy.x=0.4' },
+  resolve: { type: 'string', array: true, describe: 'HOST=ADDR[:PORT]: reach HOST at ADDR, never through DNS' },
+  corpus: { type: 'string', describe: 'serve this corpus on loopback, map its hosts, report harvest against its labels' },
+  fresh: { type: 'boolean', describe: 'delete the crawl file first instead of resuming' },
+  json: { type: 'boolean', describe: 'print the summary as JSON (no progress display)' },
+} as const;
+
+await yargs(hideBin(process.argv))
+  .scriptName('topicrawl')
+  .usage('$0 <command> [options]\n\nA focused web crawler. See README.md.')
+  .command(
+    'crawl <topic>',
+    'crawl from a topic file (YAML) into a SQLite file; re-run the same command to resume',
+    (y) => y.positional('topic', { type: 'string', demandOption: true, describe: 'topic file' }).options(commonCrawl),
+    async (a) => {
+      await runCrawl(
+        { topic: a.topic, db: a.db, strategy: a.strategy, maxPages: a['max-pages'], set: a.set, resolve: a.resolve, corpus: a.corpus, fresh: a.fresh, json: a.json },
+        out,
+      );
+    },
+  )
+  .command(
+    'demo',
+    'the main job: serve corpora/tobacco-demo on loopback and crawl it with topics/tobacco.yaml (npm start)',
+    (y) => y.options({ json: commonCrawl.json, db: commonCrawl.db, set: commonCrawl.set }),
+    async (a) => {
+      await runDemo({ json: a.json, db: a.db, set: a.set }, out);
+    },
+  )
+  .command(
+    'serve <corpus>',
+    'serve a corpus on 127.0.0.1 (every host of the corpus on one port, by Host header)',
+    (y) => y.positional('corpus', { type: 'string', demandOption: true }).option('port', { type: 'number', default: 0, describe: 'port (0: any free port)' }),
+    async (a) => {
+      loadCorpus(a.corpus);
+      const server = await startCorpusServer(a.corpus, { port: a.port });
+      out.log(`serving ${a.corpus} on http://127.0.0.1:${server.port}/ for ${server.hosts.length} hosts; Ctrl-C to stop`);
+      out.log(`crawl it with: ${server.hosts.map((h) => `--resolve ${h}=127.0.0.1:${server.port}`).slice(0, 3).join(' ')}${server.hosts.length > 3 ? ' …' : ''}`);
+      out.log(`or simply: topicrawl crawl <topic.yaml> --corpus ${a.corpus}`);
+      await new Promise<void>((resolve) => {
+        const stop = () => void server.close().then(resolve);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    },
+  )
+  .command(
+    'stats <db>',
+    'totals, status counts per host, estimated harvest, frontier size, discovery rate',
+    (y) => y.positional('db', { type: 'string', demandOption: true }).option('json', { type: 'boolean' }),
+    (a) => runStats({ db: a.db, json: a.json }, out),
+  )
+  .command(
+    'export <db>',
+    'one JSON line per fetched page, in fetch order',
+    (y) => y.positional('db', { type: 'string', demandOption: true }).option('format', { type: 'string', default: 'jsonl', choices: ['jsonl'] }),
+    (a) => {
+      runExport({ db: a.db, format: a.format }, (s) => process.stdout.write(s));
+    },
+  )
+  .command(
+    'strategies',
+    'list the ordering strategies',
+    () => {},
+    () => {
+      for (const [name, s] of Object.entries(STRATEGIES)) out.log(`${name.padEnd(18)} ${s.description}`);
+    },
+  )
+  .demandCommand(1, 'name a command: crawl, demo, serve, stats, export, strategies')
+  .strict()
+  .fail((msg, err) => {
+    if (err) throw err;
+    throw new TopicrawlError('E_USAGE', msg);
+  })
+  .help()
+  .parseAsync()
+  .catch(fail);

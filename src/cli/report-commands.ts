@@ -1,0 +1,59 @@
+import { existsSync } from 'node:fs';
+import { TopicrawlError } from '../errors.js';
+import { crawlTotals, exportRows, statusByHost } from '../store/crawl-report.js';
+import { openDatabase } from '../store/sqlite-store.js';
+import { table } from './format.js';
+
+function openExisting(path: string) {
+  if (!existsSync(path)) throw new TopicrawlError('E_USAGE', `${path}: no such crawl file`);
+  return openDatabase(path, { readonly: true });
+}
+
+/** `topicrawl stats <db>`: totals, status counts per host, estimated harvest, frontier, discovery rate. */
+export function runStats(args: { db: string; json?: boolean }, out: { log: (s: string) => void }): void {
+  const db = openExisting(args.db);
+  try {
+    const t = crawlTotals(db);
+    const hosts = statusByHost(db);
+    if (args.json) {
+      out.log(JSON.stringify({ totals: t, hosts }, null, 2));
+      return;
+    }
+    const spanS = t.firstFetchAt && t.lastFetchAt ? (t.lastFetchAt - t.firstFetchAt) / 1000 : 0;
+    out.log(
+      [
+        `crawl file         ${args.db}`,
+        `topic              ${t.topic ?? '?'} (strategy ${t.strategy ?? '?'}, created ${t.createdAt ?? '?'})`,
+        `pages fetched      ${t.fetched} (+${t.failed} failed attempts)${spanS > 0 ? `, over ${spanS.toFixed(1)} s` : ''}`,
+        `estimated harvest  ${(t.harvest * 100).toFixed(1)}% (${t.relevant} relevant of ${t.fetched + t.failed})`,
+        `frontier           ${t.queued} queued, ${t.pruned} pruned, ${t.skipped} skipped (robots/scope)`,
+        `known URLs         ${t.known} on ${t.hosts} hosts, ${t.links} links`,
+        `discovery rate     ${t.discoveryRate.toFixed(2)} new URLs per fetched page`,
+        `bytes              ${t.bytes} fetched, ${t.storedBytes} stored (compressed)`,
+        '',
+        table(
+          ['host', 'fetched', 'queued', 'statuses'],
+          hosts.map((h) => [h.host, h.fetched, h.queued, Object.entries(h.statuses).map(([k, n]) => `${k}:${n}`).join(' ')]),
+        ),
+      ].join('\n'),
+    );
+  } finally {
+    db.close();
+  }
+}
+
+/** `topicrawl export <db> --format jsonl`: one line per fetched page, in fetch order. */
+export function runExport(args: { db: string; format: string }, write: (s: string) => void): number {
+  if (args.format !== 'jsonl') throw new TopicrawlError('E_USAGE', `--format ${args.format}: only jsonl is supported`);
+  const db = openExisting(args.db);
+  let n = 0;
+  try {
+    for (const r of exportRows(db)) {
+      write(`${JSON.stringify(r)}\n`);
+      n++;
+    }
+  } finally {
+    db.close();
+  }
+  return n;
+}

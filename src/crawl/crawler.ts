@@ -1,0 +1,277 @@
+import { TopicrawlError, toOutcome } from '../errors.js';
+import { TypedEmitter, type CrawlEvents, type StopReason } from '../events.js';
+import { decodeHtml } from '../fetch/charset.js';
+import type { Fetcher } from '../fetch/fetcher.js';
+import { RobotsCache } from '../fetch/robots.js';
+import { UndiciFetcher } from '../fetch/undici-fetcher.js';
+import type { FrontierItem } from '../frontier/frontier.js';
+import { SqliteFrontier } from '../frontier/sqlite-frontier.js';
+import { Parse5Parser } from '../parse/html-parser.js';
+import { KeywordScorer } from '../relevance/keyword-scorer.js';
+import { UrlState } from '../store/schema.js';
+import { SqliteStore } from '../store/sqlite-store.js';
+import { createStrategy } from '../strategy/registry.js';
+import type { Strategy } from '../strategy/strategy.js';
+import type { Config } from '../topic/config.js';
+import { createScope } from '../url/scope.js';
+import { CrawlStats } from './crawl-stats.js';
+import { processFetch, type ProcessorDeps } from './page-processor.js';
+import { seedFrontier } from './seeds.js';
+
+export interface CrawlerOptions {
+  config: Config;
+  dbPath: string;
+  /** host → address[:port] (like curl --resolve); such hosts never go through DNS. */
+  resolve?: Record<string, string>;
+  /** For tests: a fetcher to use instead of undici. */
+  fetcher?: Fetcher;
+  /** Most a robots.txt Crawl-delay may raise a host's delay (ms). */
+  maxCrawlDelayMs?: number;
+  /** How often progress events and metrics rows are emitted (ms). */
+  progressEveryMs?: number;
+}
+
+export interface CrawlSummary {
+  reason: StopReason;
+  db: string;
+  topic: string;
+  strategy: string;
+  resumed: boolean;
+  fetched: number;
+  fetchedThisRun: number;
+  relevant: number;
+  harvest: number;
+  errors: number;
+  bytes: number;
+  frontier: number;
+  pruned: number;
+  known: number;
+  discoveryRate: number;
+  elapsedMs: number;
+  pagesPerSec: number;
+}
+
+/**
+ * The crawl loop (DESIGN.md): the frontier hands out the best URL a polite schedule allows; the
+ * fetcher gets it; the page is decoded, parsed, scored and its links go through the strategy back
+ * into the frontier, all recorded in the SQLite file. Up to `politeness.concurrency` pages are in
+ * flight. `stop()` ends it gracefully: nothing new starts, requests in flight finish and are
+ * recorded. Page failures are recorded outcomes; only a broken store stops the crawl with an error.
+ */
+export class Crawler extends TypedEmitter<CrawlEvents> {
+  private readonly store: SqliteStore;
+  private readonly frontier: SqliteFrontier;
+  private readonly strategy: Strategy;
+  private readonly fetcher: Fetcher;
+  private readonly ownsFetcher: boolean;
+  private readonly robots: RobotsCache | null;
+  private readonly deps: ProcessorDeps;
+  private readonly stats: CrawlStats;
+  private readonly resumed: boolean;
+  private readonly hostFetched = new Map<number, number>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopping = false;
+  private fatal: unknown = null;
+  private wake: (() => void) | null = null;
+
+  constructor(private readonly opts: CrawlerOptions) {
+    super();
+    const cfg = opts.config;
+    this.store = new SqliteStore(opts.dbPath);
+    try {
+      const prevTopic = this.store.getMeta('topic');
+      if (prevTopic !== undefined && prevTopic !== cfg.name) {
+        throw new TopicrawlError('E_CONFIG', `${opts.dbPath} holds a crawl of topic "${prevTopic}", not "${cfg.name}"; use another --db`, { db: opts.dbPath });
+      }
+      this.resumed = prevTopic !== undefined;
+      this.store.setMeta('topic', cfg.name);
+      this.store.setMeta('strategy', cfg.strategy.name);
+      this.store.setMeta('config', JSON.stringify(cfg));
+      if (!this.resumed) this.store.setMeta('created_at', new Date().toISOString());
+      this.frontier = new SqliteFrontier(this.store.db, { delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency });
+      this.strategy = createStrategy(cfg.strategy.name, { ...cfg.strategy, location: cfg.location });
+      const maxPriority = (this.store.db.prepare('SELECT MAX(priority) AS m FROM urls').get() as { m: number | null }).m;
+      if (maxPriority !== null) this.strategy.resume?.({ maxPriority });
+      for (const r of this.store.db.prepare('SELECT id, fetched FROM hosts').all() as { id: number; fetched: number }[]) {
+        this.hostFetched.set(r.id, r.fetched);
+        if (r.fetched >= cfg.limits.max_pages_per_host) this.frontier.closeHost(r.id);
+      }
+    } catch (err) {
+      this.store.close();
+      throw err;
+    }
+    this.ownsFetcher = !opts.fetcher;
+    this.fetcher =
+      opts.fetcher ??
+      new UndiciFetcher({
+        userAgent: cfg.politeness.user_agent,
+        connectTimeoutMs: cfg.fetch.connect_timeout_ms,
+        headersTimeoutMs: cfg.fetch.headers_timeout_ms,
+        bodyTimeoutMs: cfg.fetch.body_timeout_ms,
+        maxPageBytes: cfg.limits.max_page_bytes,
+        resolve: opts.resolve,
+      });
+    this.robots = cfg.politeness.robots ? new RobotsCache(this.fetcher, { userAgent: cfg.politeness.user_agent }) : null;
+    const scope = createScope(cfg.scope);
+    this.deps = {
+      store: this.store, frontier: this.frontier, parser: new Parse5Parser(),
+      scorer: new KeywordScorer({ keywords: cfg.keywords, fields: cfg.relevance.fields }),
+      strategy: this.strategy, scope, decode: decodeHtml, threshold: cfg.relevance.threshold,
+      maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,
+    };
+    this.stats = new CrawlStats(this.store.counters(), Date.now);
+    seedFrontier(this.frontier, this.strategy, cfg.seeds, this.store);
+  }
+
+  /** Asks the crawl to stop: nothing new starts; pages in flight finish and are recorded. */
+  stop(): void {
+    this.stopping = true;
+    this.wake?.();
+  }
+
+  async run(): Promise<CrawlSummary> {
+    const cfg = this.opts.config;
+    this.emit('start', { resumed: this.resumed, queued: this.frontier.size(), fetched: this.stats.fetched });
+    const tick = setInterval(() => this.tick(), this.opts.progressEveryMs ?? 1000);
+    let reason: StopReason = 'done';
+    try {
+      for (;;) {
+        if (this.fatal) throw this.fatal;
+        if (this.stopping) {
+          reason = 'signal';
+          break;
+        }
+        if (this.stats.fetched + this.inFlight.size >= cfg.limits.max_pages) {
+          reason = 'max-pages';
+          break;
+        }
+        if (this.stats.bytes >= cfg.limits.max_bytes) {
+          reason = 'max-bytes';
+          break;
+        }
+        let waitUntil = Infinity;
+        if (this.inFlight.size < cfg.politeness.concurrency) {
+          const next = this.frontier.next(Date.now());
+          if (next.kind === 'url') {
+            this.dispatch(next.item);
+            continue;
+          }
+          if (next.kind === 'empty' && this.inFlight.size === 0) break;
+          if (next.kind === 'wait') waitUntil = next.until;
+        }
+        await this.sleep(waitUntil - Date.now());
+      }
+      await Promise.all([...this.inFlight]);
+      if (this.fatal) throw this.fatal;
+    } catch (err) {
+      reason = 'error';
+      await Promise.allSettled([...this.inFlight]);
+      throw err;
+    } finally {
+      clearInterval(tick);
+      this.tick();
+      this.emit('end', { reason });
+      if (this.ownsFetcher) await this.fetcher.close();
+      this.store.setMeta('last_stop', JSON.stringify({ reason, at: new Date().toISOString() }));
+    }
+    return this.summary(reason);
+  }
+
+  /** Closes the store. Call after run(). */
+  close(): void {
+    this.store.close();
+  }
+
+  private summary(reason: StopReason): CrawlSummary {
+    const s = this.stats.snapshot(this.frontier.size());
+    return {
+      reason, db: this.opts.dbPath, topic: this.opts.config.name, strategy: this.strategy.name, resumed: this.resumed,
+      fetched: s.fetched, fetchedThisRun: this.stats.fetchedThisRun, relevant: s.relevant, harvest: s.harvest,
+      errors: s.errors, bytes: s.bytes, frontier: s.frontier, pruned: s.pruned, known: this.stats.known,
+      discoveryRate: s.discoveryRate, elapsedMs: s.elapsedMs, pagesPerSec: s.pagesPerSec,
+    };
+  }
+
+  private tick(): void {
+    if (!this.store.db.open) return;
+    const snap = this.stats.snapshot(this.frontier.size());
+    this.emit('progress', snap);
+    try {
+      this.store.recordMetrics({ at: Date.now(), queued: snap.frontier, known: this.stats.known, ...snap });
+    } catch (err) {
+      this.fatal ??= err;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = Number.isFinite(ms) ? setTimeout(done, Math.max(0, Math.min(ms, 60_000))) : null;
+      function done() {
+        if (timer) clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = null;
+        done();
+      };
+    });
+  }
+
+  private dispatch(item: FrontierItem): void {
+    const max = this.opts.config.limits.max_pages_per_host;
+    const count = (this.hostFetched.get(item.hostId) ?? 0) + 1;
+    this.hostFetched.set(item.hostId, count);
+    if (count >= max) this.frontier.closeHost(item.hostId);
+    const p = this.handle(item).finally(() => {
+      this.inFlight.delete(p);
+      this.frontier.release(item, Date.now());
+      this.wake?.();
+    });
+    this.inFlight.add(p);
+  }
+
+  private async handle(item: FrontierItem): Promise<void> {
+    try {
+      if (this.robots) {
+        const rules = await this.robots.get(item.url);
+        const delay = Math.max(this.opts.config.politeness.delay_ms, Math.min(rules.crawlDelayMs ?? 0, this.opts.maxCrawlDelayMs ?? 30_000));
+        this.frontier.setHostDelay(item.hostId, delay);
+        if (!rules.isAllowed(item.url)) {
+          this.store.recordOutcome({
+            urlId: item.id, state: UrlState.SKIPPED, status: 0, error: 'E_ROBOTS', relevance: null, relevant: null,
+            contentHash: null, fetchedAt: Date.now(), fetchSeq: null, fetchPriority: item.priority, note: `robots.txt (${rules.status})`,
+          });
+          this.hostFetched.set(item.hostId, (this.hostFetched.get(item.hostId) ?? 1) - 1);
+          return;
+        }
+      }
+      const res = await this.fetcher.fetch(item.url);
+      const done = processFetch(this.deps, item, res, this.store.nextFetchSeq());
+      this.stats.page({ relevant: done.relevant, error: done.error, bytes: done.event.bytes, newUrls: done.newUrls, pruned: done.pruned });
+      this.emit('page', done.event);
+    } catch (err) {
+      if (err instanceof TopicrawlError && err.fatal) {
+        this.fatal ??= err;
+        this.stopping = true;
+        return;
+      }
+      this.recordFailure(item, err);
+    }
+  }
+
+  /** An unexpected error on one page becomes its recorded outcome; the crawl goes on. */
+  private recordFailure(item: FrontierItem, err: unknown): void {
+    const o = toOutcome(err);
+    try {
+      this.store.recordOutcome({
+        urlId: item.id, state: UrlState.FAILED, status: 0, error: o.code, relevance: null, relevant: null, contentHash: null,
+        fetchedAt: Date.now(), fetchSeq: this.store.nextFetchSeq(), fetchPriority: item.priority, note: o.message.slice(0, 500),
+      });
+      this.stats.page({ relevant: false, error: true, bytes: 0, newUrls: 0, pruned: 0 });
+      this.emit('warn', { code: o.code, message: o.message, url: item.url });
+    } catch (e) {
+      this.fatal ??= e;
+      this.stopping = true;
+    }
+  }
+}

@@ -1,0 +1,27 @@
+import type { Frontier } from '../frontier/frontier.js';
+import type { Store } from '../store/store.js';
+import type { Strategy } from '../strategy/strategy.js';
+import { hostKey } from '../url/host.js';
+import { tryNormalizeUrl } from '../url/normalize.js';
+import { urlHash } from '../url/url-hash.js';
+
+/**
+ * Puts the topic's seeds in the frontier at depth 0 with the strategy's seed priority and life.
+ * Seeds already known (a resumed crawl) are left as they are, so re-running is harmless. Seeds are
+ * in scope by definition: the scope is not applied to them. Returns how many were added.
+ */
+export function seedFrontier(frontier: Frontier, strategy: Strategy, seeds: readonly string[], store: Store): number {
+  let added = 0;
+  store.transaction(() => {
+    for (const raw of seeds) {
+      const url = tryNormalizeUrl(raw);
+      if (!url) continue;
+      const hash = urlHash(url);
+      if (frontier.lookup([hash]).size > 0) continue;
+      const d = strategy.seed(url);
+      frontier.add([{ hash, url, host: hostKey(url), depth: 0, priority: d.priority, life: d.life, parentId: null, anchor: null }]);
+      added++;
+    }
+  });
+  return added;
+}

@@ -1,0 +1,67 @@
+/**
+ * The one error module of topicrawl. Every error the product raises or records carries a stable
+ * code from {@link ErrorCode}; codes never change meaning, so logs, the store and scripts can rely
+ * on them.
+ *
+ * - Page-level failures (network, HTTP, parse) are *outcomes*: they are recorded in the store and
+ *   never stop a crawl.
+ * - Only configuration errors (`E_CONFIG*`, `E_USAGE`) and a broken store (`E_STORE`) are fatal.
+ */
+export const ErrorCodes = {
+  // fatal, user-facing
+  E_USAGE: 'bad command-line usage',
+  E_CONFIG: 'invalid configuration',
+  E_TOPIC_READ: 'topic file cannot be read',
+  E_TOPIC_YAML: 'topic file is not valid YAML',
+  E_TOPIC_SCHEMA: 'topic file does not match the schema',
+  E_CORPUS: 'corpus is missing or malformed',
+  E_STORE: 'the store (SQLite file) is broken or unusable',
+  // page outcomes (recorded, never fatal)
+  E_INVALID_URL: 'URL is invalid or has an unsupported scheme',
+  E_DNS: 'host name could not be resolved',
+  E_CONNECT: 'connection failed',
+  E_CONNECT_TIMEOUT: 'connect timed out',
+  E_HEADERS_TIMEOUT: 'response headers timed out',
+  E_BODY_TIMEOUT: 'response body timed out',
+  E_RESET: 'connection reset',
+  E_TOO_LARGE: 'body exceeds the size cap',
+  E_DECODE: 'content encoding could not be decoded',
+  E_REDIRECT_LIMIT: 'too many redirect hops',
+  E_REDIRECT_LOOP: 'redirect loop',
+  E_ROBOTS: 'disallowed by robots.txt',
+  E_NOT_HTML: 'content type is not HTML',
+  E_HTTP: 'HTTP error status',
+  E_PARSE: 'page could not be parsed',
+  E_ADDRESS_REFUSED: 'address is in a refused range',
+  E_ABORTED: 'request aborted',
+  E_INTERNAL: 'internal error',
+} as const;
+
+export type ErrorCode = keyof typeof ErrorCodes;
+
+/** An error with a stable code. `details` is structured, printable context (file, key, line, …). */
+export class TopicrawlError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TopicrawlError';
+    this.code = code;
+    this.details = details;
+  }
+  /** True for errors that must stop the process (bad configuration, broken store, bad usage). */
+  get fatal(): boolean {
+    return isFatalCode(this.code);
+  }
+}
+
+export function isFatalCode(code: ErrorCode): boolean {
+  return code === 'E_USAGE' || code.startsWith('E_CONFIG') || code.startsWith('E_TOPIC') || code === 'E_CORPUS' || code === 'E_STORE';
+}
+
+/** Turns anything thrown into a {code, message} outcome suitable for recording. */
+export function toOutcome(err: unknown, fallback: ErrorCode = 'E_INTERNAL'): { code: ErrorCode; message: string } {
+  if (err instanceof TopicrawlError) return { code: err.code, message: err.message };
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: fallback, message };
+}

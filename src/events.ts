@@ -1,0 +1,60 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * Events the crawl emits. Library code never writes to the console; the progress display, stats and
+ * logs subscribe to these.
+ */
+export interface CrawlEvents {
+  /** A page (or a failed attempt) was recorded. */
+  page: [PageEvent];
+  /** Periodic snapshot for progress displays (about once per second and at the end). */
+  progress: [ProgressSnapshot];
+  /** A non-fatal notice worth logging (robots fetch failed, discovery rate flat, …). */
+  warn: [{ code: string; message: string; url?: string }];
+  /** Crawl started (fresh or resumed). */
+  start: [{ resumed: boolean; queued: number; fetched: number }];
+  /** Crawl ended. */
+  end: [{ reason: StopReason }];
+}
+
+export type StopReason = 'done' | 'max-pages' | 'max-bytes' | 'signal' | 'error';
+
+export interface PageEvent {
+  url: string;
+  status: number;
+  depth: number;
+  relevance: number | null;
+  relevant: boolean | null;
+  priority: number;
+  error?: string;
+  bytes: number;
+  seq: number;
+}
+
+export interface ProgressSnapshot {
+  fetched: number;
+  pagesPerSec: number;
+  frontier: number;
+  relevant: number;
+  harvest: number;
+  errors: number;
+  bytes: number;
+  elapsedMs: number;
+  discoveryRate: number;
+  pruned: number;
+}
+
+export class TypedEmitter<E extends { [K in keyof E]: unknown[] }> {
+  private readonly ee = new EventEmitter();
+  on<K extends keyof E & string>(event: K, listener: (...args: E[K]) => void): this {
+    this.ee.on(event, listener as (...args: unknown[]) => void);
+    return this;
+  }
+  off<K extends keyof E & string>(event: K, listener: (...args: E[K]) => void): this {
+    this.ee.off(event, listener as (...args: unknown[]) => void);
+    return this;
+  }
+  emit<K extends keyof E & string>(event: K, ...args: E[K]): boolean {
+    return this.ee.emit(event, ...args);
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The frontier: every URL the crawl knows, deduplicated by a fixed-length hash of its normalised
+ * form, and the queued ones kept in per-host queues ordered by priority (higher first), ties
+ * broken first-in first-out by discovery sequence.
+ *
+ * Contract:
+ * - A URL is "seen" from the moment it is added, whatever its state; adding it again is a no-op
+ *   (use {@link Frontier.update} to change a queued URL's priority or revive a pruned one).
+ * - {@link Frontier.next} never sleeps: it hands out the best URL among hosts that may be
+ *   contacted now (politeness delay elapsed, per-host and global concurrency not exceeded),
+ *   or says when to ask again, or that nothing is queued.
+ * - Every URL handed out must be given back with {@link Frontier.release}, after its outcome is
+ *   recorded, so that its host can be scheduled again.
+ * - State survives in the store: a URL handed out but never recorded is queued again on reopen.
+ */
+export interface Frontier {
+  /** Known URLs among these hashes. */
+  lookup(hashes: Buffer[]): Map<string, KnownUrl>;
+  /** Adds new URLs (callers checked they are unknown). Returns their ids in order. */
+  add(entries: NewUrl[]): number[];
+  /** Changes known URLs: priority, life, inlink counters, and QUEUED ⇄ PRUNED revival. */
+  update(changes: UrlChange[]): void;
+  /** The next URL to fetch at time `now` (ms). */
+  next(now: number): NextResult;
+  /** Gives a handed-out URL's host slot back; the host may be contacted again after its delay. */
+  release(item: FrontierItem, now: number): void;
+  /** Sets a host's politeness delay (topic delay raised by robots Crawl-delay). */
+  setHostDelay(hostId: number, delayMs: number): void;
+  /** Stops handing out a host's URLs (per-host budget reached); they stay queued. */
+  closeHost(hostId: number): void;
+  /** Number of queued URLs. */
+  size(): number;
+  /** Number of URLs handed out and not yet released. */
+  inFlight(): number;
+  /** Id of a host (created if new). */
+  hostId(name: string): number;
+}
+
+export interface NewUrl {
+  hash: Buffer;
+  url: string;
+  host: string;
+  depth: number;
+  priority: number;
+  life: number;
+  parentId: number | null;
+  anchor: string | null;
+  hops?: number;
+  inlinks?: number;
+  inlinkScore?: number;
+  /** QUEUED (default), PRUNED or SKIPPED. */
+  state?: number;
+  note?: string | null;
+}
+
+export interface KnownUrl {
+  id: number;
+  hostId: number;
+  state: number;
+  depth: number;
+  priority: number;
+  life: number;
+  inlinks: number;
+  inlinkScore: number;
+}
+
+export interface UrlChange {
+  id: number;
+  hostId: number;
+  priority?: number;
+  life?: number;
+  /** Set to QUEUED to revive a PRUNED URL. */
+  state?: number;
+  inlinks?: number;
+  inlinkScore?: number;
+}
+
+export interface FrontierItem {
+  id: number;
+  url: string;
+  hostId: number;
+  host: string;
+  depth: number;
+  priority: number;
+  life: number;
+  seq: number;
+  hops: number;
+  parentId: number | null;
+  anchor: string | null;
+}
+
+export type NextResult =
+  | { kind: 'url'; item: FrontierItem }
+  | { kind: 'wait'; until: number }
+  | { kind: 'empty' };

@@ -1,0 +1,35 @@
+/**
+ * Turns an HTML document (already decoded to a string) into what the crawl needs. Never throws on
+ * malformed HTML: parse5 recovers the way browsers do. Link URLs are resolved against `<base href>`
+ * (if valid) or the page URL, but not normalised (the url stage does that).
+ */
+export interface Parser {
+  parse(html: string, pageUrl: string): ParsedPage;
+}
+
+export interface ParsedLink {
+  /** Absolute URL (resolved, not normalised). Links that cannot be resolved are dropped. */
+  url: string;
+  /** Visible anchor text, whitespace collapsed (img alt text included). */
+  text: string;
+  /** rel tokens, lower-cased. */
+  rel: string[];
+}
+
+export interface ParsedPage {
+  title: string;
+  /** Text of h1–h6, whitespace collapsed, joined with newlines. */
+  headings: string;
+  /** Visible text of the body (no script/style/noscript/template), whitespace collapsed. */
+  text: string;
+  /** `<a href>` and `<area href>` links in document order. */
+  links: ParsedLink[];
+  /** rel=canonical href, resolved; null if none. */
+  canonical: string | null;
+  /** `<base href>` resolved; null if none or invalid. */
+  baseHref: string | null;
+  /** From `<meta name="robots">` (and `<meta name="topicrawl">` is not special). */
+  robots: { noindex: boolean; nofollow: boolean };
+  /** `<html lang>` if present. */
+  lang: string | null;
+}

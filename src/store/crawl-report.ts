@@ -1,0 +1,114 @@
+import type Database from 'better-sqlite3';
+
+/** Read-only queries over a crawl file, for `stats`, `export` and evaluation. */
+
+export interface HostStatusRow {
+  host: string;
+  fetched: number;
+  queued: number;
+  statuses: Record<string, number>;
+  errors: number;
+  robots: string | null;
+  delayMs: number | null;
+}
+
+export interface CrawlTotals {
+  topic: string | null;
+  strategy: string | null;
+  createdAt: string | null;
+  known: number;
+  fetched: number;
+  failed: number;
+  queued: number;
+  pruned: number;
+  skipped: number;
+  relevant: number;
+  scored: number;
+  harvest: number;
+  bytes: number;
+  storedBytes: number;
+  hosts: number;
+  links: number;
+  discoveryRate: number;
+  firstFetchAt: number | null;
+  lastFetchAt: number | null;
+}
+
+export function crawlTotals(db: Database.Database): CrawlTotals {
+  const meta = (k: string) => (db.prepare('SELECT value FROM meta WHERE key = ?').get(k) as { value: string } | undefined)?.value ?? null;
+  const u = db
+    .prepare(
+      `SELECT COUNT(*) AS known, SUM(state = 2) AS fetched, SUM(state = 3) AS failed, SUM(state IN (0, 1)) AS queued,
+              SUM(state = 4) AS pruned, SUM(state = 5) AS skipped, SUM(relevant = 1) AS relevant, SUM(relevance IS NOT NULL) AS scored,
+              MIN(fetched_at) AS first, MAX(fetched_at) AS last
+       FROM urls`,
+    )
+    .get() as Record<string, number | null>;
+  const r = db.prepare('SELECT COALESCE(SUM(body_bytes), 0) AS b, COALESCE(SUM(LENGTH(body)), 0) AS s FROM responses').get() as { b: number; s: number };
+  const hosts = (db.prepare('SELECT COUNT(*) AS n FROM hosts').get() as { n: number }).n;
+  const links = (db.prepare('SELECT COUNT(*) AS n FROM links').get() as { n: number }).n;
+  const attempted = (u.fetched ?? 0) + (u.failed ?? 0);
+  return {
+    topic: meta('topic'), strategy: meta('strategy'), createdAt: meta('created_at'),
+    known: u.known ?? 0, fetched: u.fetched ?? 0, failed: u.failed ?? 0, queued: u.queued ?? 0, pruned: u.pruned ?? 0,
+    skipped: u.skipped ?? 0, relevant: u.relevant ?? 0, scored: u.scored ?? 0,
+    harvest: attempted ? (u.relevant ?? 0) / attempted : 0,
+    bytes: r.b, storedBytes: r.s, hosts, links,
+    // every known URL but the seeds was discovered by a fetched page
+    discoveryRate: attempted ? Math.max(0, (u.known ?? 0) - (db.prepare('SELECT COUNT(*) AS n FROM urls WHERE depth = 0').get() as { n: number }).n) / attempted : 0,
+    firstFetchAt: u.first ?? null, lastFetchAt: u.last ?? null,
+  };
+}
+
+export function statusByHost(db: Database.Database): HostStatusRow[] {
+  const hosts = db
+    .prepare(
+      `SELECT h.id, h.name, h.robots_status, h.delay_ms, h.errors,
+              (SELECT COUNT(*) FROM urls WHERE host_id = h.id AND state IN (2, 3)) AS fetched,
+              (SELECT COUNT(*) FROM urls WHERE host_id = h.id AND state IN (0, 1)) AS queued
+       FROM hosts h ORDER BY fetched DESC, h.name`,
+    )
+    .all() as { id: number; name: string; robots_status: string | null; delay_ms: number | null; errors: number; fetched: number; queued: number }[];
+  const st = db.prepare(
+    `SELECT CASE WHEN state = 3 THEN COALESCE(error, 'failed') WHEN state = 5 THEN COALESCE(error, 'skipped') ELSE CAST(status AS TEXT) END AS k,
+            COUNT(*) AS n FROM urls WHERE host_id = ? AND state IN (2, 3, 5) GROUP BY k ORDER BY k`,
+  );
+  return hosts.map((h) => ({
+    host: h.name, fetched: h.fetched, queued: h.queued, errors: h.errors, robots: h.robots_status, delayMs: h.delay_ms,
+    statuses: Object.fromEntries((st.all(h.id) as { k: string; n: number }[]).map((r) => [r.k, r.n])),
+  }));
+}
+
+export interface ExportRow {
+  url: string;
+  status: number;
+  depth: number;
+  relevance: number | null;
+  relevant: boolean | null;
+  fetched_at: string;
+  priority: number;
+  fetch_seq: number;
+  error: string | null;
+  title: string | null;
+  content_type: string | null;
+}
+
+/** Every fetched (or failed) page in fetch order. */
+export function* exportRows(db: Database.Database): Generator<ExportRow> {
+  const it = db
+    .prepare(
+      `SELECT u.url, u.status, u.depth, u.relevance, u.relevant, u.fetched_at, u.fetch_priority, u.fetch_seq, u.error, r.title, r.content_type
+       FROM urls u LEFT JOIN responses r ON r.url_id = u.id
+       WHERE u.fetch_seq IS NOT NULL ORDER BY u.fetch_seq`,
+    )
+    .iterate() as IterableIterator<Record<string, unknown>>;
+  for (const r of it) {
+    yield {
+      url: r.url as string, status: r.status as number, depth: r.depth as number, relevance: r.relevance as number | null,
+      relevant: r.relevant === null ? null : r.relevant === 1, fetched_at: new Date(r.fetched_at as number).toISOString(),
+      priority: r.fetch_priority as number, fetch_seq: r.fetch_seq as number, error: r.error as string | null,
+      title: (r.title as string | null) ?? null, content_type: (r.content_type as string | null) ?? null,
+    };
+  }
+}
+

@@ -1,0 +1,103 @@
+/**
+ * The SQLite schema of a crawl file. One file per crawl; WAL mode. `SCHEMA_VERSION` is stored in
+ * `meta` and checked on open so an old or foreign file gets a clear error instead of odd results.
+ *
+ * URL states: see {@link UrlState}.
+ */
+export const SCHEMA_VERSION = 1;
+
+export const UrlState = {
+  /** waiting in the frontier */
+  QUEUED: 0,
+  /** handed out by the frontier, not yet recorded (reset to QUEUED on resume) */
+  IN_FLIGHT: 1,
+  /** fetched and recorded (any HTTP status) */
+  FETCHED: 2,
+  /** attempt recorded as failed (network error, timeout, too large, …) */
+  FAILED: 3,
+  /** known but not enqueued: Fish life reached 0 (may be revived by a better parent) */
+  PRUNED: 4,
+  /** known but never to be fetched: robots.txt, scope after redirect, budget */
+  SKIPPED: 5,
+} as const;
+export type UrlStateValue = (typeof UrlState)[keyof typeof UrlState];
+
+export const DDL = `
+CREATE TABLE IF NOT EXISTS meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS hosts (
+  id              INTEGER PRIMARY KEY,
+  name            TEXT NOT NULL UNIQUE,          -- host[:port], lower-case
+  fetched         INTEGER NOT NULL DEFAULT 0,    -- pages recorded (any outcome)
+  errors          INTEGER NOT NULL DEFAULT 0,
+  next_at         INTEGER NOT NULL DEFAULT 0,    -- ms since epoch: earliest next request
+  delay_ms        INTEGER,                       -- effective politeness delay
+  robots_status   TEXT,                          -- ok | allow-all | disallow-all
+  robots_at       INTEGER,
+  crawl_delay_ms  INTEGER
+);
+CREATE TABLE IF NOT EXISTS urls (
+  id             INTEGER PRIMARY KEY,
+  hash           BLOB NOT NULL UNIQUE,           -- 16 bytes: SHA-256 prefix of the normalised URL
+  url            TEXT NOT NULL,
+  host_id        INTEGER NOT NULL REFERENCES hosts(id),
+  state          INTEGER NOT NULL,
+  depth          INTEGER NOT NULL,
+  priority       REAL NOT NULL,
+  life           INTEGER NOT NULL,
+  seq            INTEGER NOT NULL,               -- discovery order: FIFO tie-break
+  parent_id      INTEGER,
+  anchor         TEXT,                           -- anchor text of the first link that found it
+  inlinks        INTEGER NOT NULL DEFAULT 0,     -- fetched pages linking here
+  inlink_score   REAL NOT NULL DEFAULT 0,        -- sum of their contributions (see best-first)
+  hops           INTEGER NOT NULL DEFAULT 0,     -- redirect hops that led here
+  discovered_at  INTEGER NOT NULL,
+  fetch_seq      INTEGER,                        -- order in which it was fetched
+  fetched_at     INTEGER,
+  fetch_priority REAL,                           -- priority it had when the frontier handed it out
+  status         INTEGER,                        -- HTTP status (0: no response)
+  error          TEXT,                           -- error code, if any
+  relevance      REAL,
+  relevant       INTEGER,
+  content_hash   BLOB,
+  note           TEXT
+);
+CREATE INDEX IF NOT EXISTS urls_queue ON urls(host_id, priority DESC, seq) WHERE state = 0;
+CREATE UNIQUE INDEX IF NOT EXISTS urls_fetch_seq ON urls(fetch_seq) WHERE fetch_seq IS NOT NULL;
+CREATE INDEX IF NOT EXISTS urls_content_hash ON urls(content_hash) WHERE content_hash IS NOT NULL;
+CREATE TABLE IF NOT EXISTS responses (
+  url_id        INTEGER PRIMARY KEY REFERENCES urls(id),
+  status        INTEGER NOT NULL,
+  headers       TEXT NOT NULL,                   -- JSON object
+  content_type  TEXT,
+  charset       TEXT,
+  title         TEXT,
+  body          BLOB,                            -- raw (decompressed) body, compressed with body_codec
+  body_codec    TEXT NOT NULL,                   -- 'br' | 'identity'
+  body_bytes    INTEGER NOT NULL,                -- size before our compression
+  wire_bytes    INTEGER NOT NULL,
+  fetched_at    INTEGER NOT NULL,
+  elapsed_ms    INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS links (
+  from_id  INTEGER NOT NULL,
+  to_id    INTEGER NOT NULL,
+  anchor   TEXT NOT NULL,
+  PRIMARY KEY (from_id, to_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS links_to ON links(to_id);
+CREATE TABLE IF NOT EXISTS metrics (
+  at            INTEGER NOT NULL,                -- ms since epoch
+  fetched       INTEGER NOT NULL,
+  queued        INTEGER NOT NULL,
+  relevant      INTEGER NOT NULL,
+  errors        INTEGER NOT NULL,
+  bytes         INTEGER NOT NULL,
+  known         INTEGER NOT NULL,
+  pruned        INTEGER NOT NULL,
+  pages_per_sec REAL NOT NULL,
+  discovery_rate REAL NOT NULL
+);
+`;

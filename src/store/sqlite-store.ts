@@ -1,0 +1,171 @@
+import Database from 'better-sqlite3';
+import { brotliCompressSync, brotliDecompressSync, constants as zc } from 'node:zlib';
+import { TopicrawlError } from '../errors.js';
+import { DDL, SCHEMA_VERSION, UrlState } from './schema.js';
+import type { MetricsRow, PageOutcome, ResponseRecord, Store, StoreCounters } from './store.js';
+
+/** Brotli at quality 4: ~4× smaller HTML at a small fraction of parse time. */
+const BROTLI = { params: { [zc.BROTLI_PARAM_QUALITY]: 4, [zc.BROTLI_PARAM_MODE]: zc.BROTLI_MODE_TEXT } };
+
+export function compressBody(body: Buffer): { data: Buffer; codec: 'br' | 'identity' } {
+  if (body.length < 64) return { data: body, codec: 'identity' };
+  return { data: brotliCompressSync(body, BROTLI), codec: 'br' };
+}
+
+export function decompressBody(data: Buffer | null, codec: string): Buffer {
+  if (!data) return Buffer.alloc(0);
+  return codec === 'br' ? brotliDecompressSync(data) : data;
+}
+
+/** Opens (or creates) a crawl file. `readonly` opens an existing file for stats/export. */
+export function openDatabase(path: string, opts: { readonly?: boolean } = {}): Database.Database {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    if (!opts.readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('busy_timeout = 5000');
+    db.pragma('cache_size = -65536');
+    db.pragma('temp_store = MEMORY');
+    if (!opts.readonly) db.exec(DDL);
+    const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+    if (!row && !opts.readonly) {
+      db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+    } else if (!row || Number(row.value) !== SCHEMA_VERSION) {
+      throw new TopicrawlError('E_STORE', `${path}: not a topicrawl crawl file of schema version ${SCHEMA_VERSION}`, { path });
+    }
+  } catch (err) {
+    if (err instanceof TopicrawlError) throw err;
+    throw new TopicrawlError('E_STORE', `${path}: cannot open crawl file: ${(err as Error).message}`, { path }, { cause: err });
+  }
+  return db;
+}
+
+/** {@link Store} on better-sqlite3 (synchronous, so a page's writes are one short transaction). */
+export class SqliteStore implements Store {
+  readonly db: Database.Database;
+  private readonly st;
+  private fetchSeq: number;
+
+  constructor(readonly path: string, opts: { readonly?: boolean } = {}) {
+    this.db = openDatabase(path, opts);
+    const db = this.db;
+    this.st = {
+      getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
+      setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+      outcome: db.prepare(
+        `UPDATE urls SET state = @state, status = @status, error = @error, relevance = @relevance, relevant = @relevant,
+           content_hash = @contentHash, fetched_at = @fetchedAt, fetch_seq = @fetchSeq, fetch_priority = @fetchPriority,
+           note = COALESCE(@note, note) WHERE id = @urlId`,
+      ),
+      response: db.prepare(
+        `INSERT OR REPLACE INTO responses (url_id, status, headers, content_type, charset, title, body, body_codec, body_bytes, wire_bytes, fetched_at, elapsed_ms)
+         VALUES (@urlId, @status, @headers, @contentType, @charset, @title, @body, @codec, @bodyBytes, @wireBytes, @fetchedAt, @elapsedMs)`,
+      ),
+      link: db.prepare(
+        `INSERT INTO links (from_id, to_id, anchor) VALUES (?, ?, ?)
+         ON CONFLICT(from_id, to_id) DO UPDATE SET anchor = CASE WHEN excluded.anchor = '' OR instr(anchor, excluded.anchor) > 0
+           THEN anchor ELSE anchor || ' | ' || excluded.anchor END`,
+      ),
+      anchors: db.prepare("SELECT anchor FROM links WHERE to_id = ? AND anchor <> '' LIMIT 50"),
+      byContent: db.prepare('SELECT id FROM urls WHERE content_hash = ? AND state = 2 LIMIT 1'),
+      bumpHost: db.prepare('UPDATE hosts SET fetched = fetched + ?, errors = errors + ? WHERE id = ?'),
+      hostRobots: db.prepare('UPDATE hosts SET robots_status = ?, crawl_delay_ms = ?, robots_at = ? WHERE id = ?'),
+      metrics: db.prepare(
+        `INSERT INTO metrics (at, fetched, queued, relevant, errors, bytes, known, pruned, pages_per_sec, discovery_rate)
+         VALUES (@at, @fetched, @queued, @relevant, @errors, @bytes, @known, @pruned, @pagesPerSec, @discoveryRate)`,
+      ),
+      counters: db.prepare(
+        `SELECT
+           SUM(state IN (2, 3)) AS fetched, SUM(relevant = 1) AS relevant, SUM(state = 3 OR status >= 400) AS errors,
+           COUNT(*) AS known, SUM(state = 0) AS queued, SUM(state = 4) AS pruned
+         FROM urls`,
+      ),
+      bytes: db.prepare('SELECT COALESCE(SUM(body_bytes), 0) AS b FROM responses'),
+      maxSeq: db.prepare('SELECT MAX(fetch_seq) AS m FROM urls'),
+    };
+    this.fetchSeq = ((this.st.maxSeq.get() as { m: number | null }).m ?? 0) + 1;
+  }
+
+  transaction<T>(fn: () => T): T {
+    try {
+      return this.db.transaction(fn)();
+    } catch (err) {
+      if (err instanceof TopicrawlError) throw err;
+      if (err instanceof Database.SqliteError) {
+        throw new TopicrawlError('E_STORE', `${this.path}: ${err.message}`, { path: this.path, sqlite: err.code }, { cause: err });
+      }
+      throw err;
+    }
+  }
+
+  getMeta(key: string): string | undefined {
+    return (this.st.getMeta.get(key) as { value: string } | undefined)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.st.setMeta.run(key, value);
+  }
+
+  recordOutcome(o: PageOutcome): void {
+    this.st.outcome.run({
+      urlId: o.urlId, state: o.state, status: o.status, error: o.error, relevance: o.relevance,
+      relevant: o.relevant === null ? null : o.relevant ? 1 : 0, contentHash: o.contentHash, fetchedAt: o.fetchedAt,
+      fetchSeq: o.fetchSeq, fetchPriority: o.fetchPriority, note: o.note ?? null,
+    });
+  }
+
+  recordResponse(r: ResponseRecord): void {
+    const { data, codec } = compressBody(r.body);
+    this.st.response.run({
+      urlId: r.urlId, status: r.status, headers: JSON.stringify(r.headers), contentType: r.contentType, charset: r.charset,
+      title: r.title, body: data, codec, bodyBytes: r.body.length, wireBytes: r.wireBytes, fetchedAt: r.fetchedAt,
+      elapsedMs: Math.round(r.elapsedMs),
+    });
+  }
+
+  recordLinks(fromId: number, links: { toId: number; anchor: string }[]): void {
+    for (const l of links) this.st.link.run(fromId, l.toId, l.anchor.slice(0, 500));
+  }
+
+  anchorsTo(urlId: number): string[] {
+    return (this.st.anchors.all(urlId) as { anchor: string }[]).map((r) => r.anchor);
+  }
+
+  findByContentHash(hash: Buffer): number | undefined {
+    return (this.st.byContent.get(hash) as { id: number } | undefined)?.id;
+  }
+
+  bumpHost(hostId: number, fetched: number, errors: number): void {
+    this.st.bumpHost.run(fetched, errors, hostId);
+  }
+
+  setHostRobots(hostId: number, status: string, crawlDelayMs: number | null): void {
+    this.st.hostRobots.run(status, crawlDelayMs, Date.now(), hostId);
+  }
+
+  recordMetrics(m: MetricsRow): void {
+    this.st.metrics.run({ ...m });
+  }
+
+  counters(): StoreCounters {
+    const c = this.st.counters.get() as Record<string, number | null>;
+    const b = this.st.bytes.get() as { b: number };
+    return {
+      fetched: c.fetched ?? 0, relevant: c.relevant ?? 0, errors: c.errors ?? 0, bytes: b.b, known: c.known ?? 0,
+      queued: c.queued ?? 0, pruned: c.pruned ?? 0,
+    };
+  }
+
+  nextFetchSeq(): number {
+    return this.fetchSeq++;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+export { UrlState };

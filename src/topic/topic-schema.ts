@@ -1,0 +1,100 @@
+import { z } from 'zod';
+
+/**
+ * The schema of a topic file (YAML). Every key has a default except `name` and `seeds`, so a
+ * minimal topic is a name, seeds and keywords. `topics/topic.schema.json` is generated from this
+ * (`npm run schema`), so editors can complete and check topic files.
+ */
+const weightMap = z.record(z.string().min(1), z.number().finite());
+
+export const TopicSchema = z
+  .object({
+    name: z.string().min(1).describe('Short identifier of the topic.'),
+    description: z.string().default('').describe('What the topic is about.'),
+    seeds: z.array(z.url({ protocol: /^https?$/ })).min(1).describe('Start URLs (http or https).'),
+    scope: z
+      .object({
+        hosts: z.array(z.string().min(1)).default([]).describe('Allowed host patterns (glob: "*.example.com", "example.org"). Empty: any host.'),
+        include: z.array(z.string().min(1)).default([]).describe('Regular expressions; when non-empty a URL must match one.'),
+        exclude: z.array(z.string().min(1)).default([]).describe('Regular expressions; a URL matching any is skipped.'),
+      })
+      .strict()
+      .default({ hosts: [], include: [], exclude: [] }),
+    keywords: weightMap.default({}).describe('Term → weight. Negative weights push pages down. Chinese (either script) and English.'),
+    relevance: z
+      .object({
+        threshold: z.number().min(0).max(1).default(0.3).describe('A page at or above this relevance counts as relevant.'),
+        fields: z
+          .object({
+            title: z.number().min(0).default(3),
+            headings: z.number().min(0).default(2),
+            anchor: z.number().min(0).default(2),
+            body: z.number().min(0).default(1),
+          })
+          .strict()
+          .default({ title: 3, headings: 2, anchor: 2, body: 1 })
+          .describe('Weight of each field of a page.'),
+      })
+      .strict()
+      .default({ threshold: 0.3, fields: { title: 3, headings: 2, anchor: 2, body: 1 } }),
+    location: z
+      .object({
+        tokens: weightMap.default({}).describe('Weight of a token found in host or path (e.g. tobacco: 1, travel: -1).'),
+        tld: weightMap.default({}).describe('Weight of a top-level domain (e.g. com: 0.2, net: 0.1).'),
+        segment_penalty: z.number().min(0).max(1).default(0.1).describe('Subtracted per path segment.'),
+      })
+      .strict()
+      .default({ tokens: {}, tld: {}, segment_penalty: 0.1 })
+      .describe('The Location Metric IL(p): scores a URL from its string alone.'),
+    strategy: z
+      .object({
+        name: z.string().min(1).default('best-first-fish').describe('Ordering strategy (see `topicrawl strategies`).'),
+        x: z.number().min(0).default(0.3).describe('Weight of IB, backlink importance.'),
+        y: z.number().min(0).default(0.4).describe('Weight of IL, the Location Metric.'),
+        z: z.number().min(0).default(0.3).describe('Weight of ID, link depth.'),
+        max_life: z.number().int().min(1).max(100).default(3).describe('Fish-Search max life.'),
+      })
+      .strict()
+      .default({ name: 'best-first-fish', x: 0.3, y: 0.4, z: 0.3, max_life: 3 }),
+    limits: z
+      .object({
+        max_pages: z.number().int().min(1).default(1000),
+        max_pages_per_host: z.number().int().min(1).default(100_000),
+        max_depth: z.number().int().min(0).default(20),
+        max_bytes: z.number().int().min(1).default(10 * 1024 ** 3).describe('Total body bytes for the crawl.'),
+        max_page_bytes: z.number().int().min(1024).default(5 * 1024 ** 2).describe('Body cap per page, after decompression.'),
+      })
+      .strict()
+      .default({ max_pages: 1000, max_pages_per_host: 100_000, max_depth: 20, max_bytes: 10 * 1024 ** 3, max_page_bytes: 5 * 1024 ** 2 }),
+    politeness: z
+      .object({
+        delay_ms: z.number().int().min(0).default(1000).describe('Minimum time between two requests to one host.'),
+        concurrency: z.number().int().min(1).max(1024).default(16).describe('Requests in flight in all.'),
+        per_host_concurrency: z.number().int().min(1).max(64).default(1),
+        user_agent: z.string().min(1).default('topicrawl/0.1 (+https://example.invalid/topicrawl)'),
+        robots: z.boolean().default(true).describe('Honour robots.txt.'),
+      })
+      .strict()
+      .default({ delay_ms: 1000, concurrency: 16, per_host_concurrency: 1, user_agent: 'topicrawl/0.1 (+https://example.invalid/topicrawl)', robots: true }),
+    fetch: z
+      .object({
+        connect_timeout_ms: z.number().int().min(1).default(10_000),
+        headers_timeout_ms: z.number().int().min(1).default(15_000),
+        body_timeout_ms: z.number().int().min(1).default(30_000),
+        max_redirects: z.number().int().min(0).max(20).default(5),
+      })
+      .strict()
+      .default({ connect_timeout_ms: 10_000, headers_timeout_ms: 15_000, body_timeout_ms: 30_000, max_redirects: 5 }),
+    evaluation: z
+      .object({
+        label: z.string().min(1).optional().describe('Corpus label that marks a page as truly on-topic.'),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict();
+
+/** A topic as written (defaults applied). */
+export type Topic = z.infer<typeof TopicSchema>;
+/** What a topic file may contain before defaults. */
+export type TopicInput = z.input<typeof TopicSchema>;
