@@ -22,6 +22,17 @@ function fail(err: unknown): void {
   }
 }
 
+/** Wraps a command handler so that anything it throws becomes a one-line error and an exit code. */
+function act<A>(fn: (a: A) => unknown): (a: A) => Promise<void> {
+  return async (a) => {
+    try {
+      await fn(a);
+    } catch (err) {
+      fail(err);
+    }
+  };
+}
+
 const commonCrawl = {
   db: { type: 'string', describe: 'SQLite crawl file (default: <topic name>.db); re-run to resume' },
   strategy: { type: 'string', describe: `ordering strategy: ${Object.keys(STRATEGIES).join(', ')}` },
@@ -40,26 +51,26 @@ await yargs(hideBin(process.argv))
     'crawl <topic>',
     'crawl from a topic file (YAML) into a SQLite file; re-run the same command to resume',
     (y) => y.positional('topic', { type: 'string', demandOption: true, describe: 'topic file' }).options(commonCrawl),
-    async (a) => {
+    act(async (a) => {
       await runCrawl(
         { topic: a.topic, db: a.db, strategy: a.strategy, maxPages: a['max-pages'], set: a.set, resolve: a.resolve, corpus: a.corpus, fresh: a.fresh, json: a.json },
         out,
       );
-    },
+    }),
   )
   .command(
     'demo',
     'the main job: serve corpora/tobacco-demo on loopback and crawl it with topics/tobacco.yaml (npm start)',
     (y) => y.options({ json: commonCrawl.json, db: commonCrawl.db, set: commonCrawl.set }),
-    async (a) => {
+    act(async (a) => {
       await runDemo({ json: a.json, db: a.db, set: a.set }, out);
-    },
+    }),
   )
   .command(
     'serve <corpus>',
     'serve a corpus on 127.0.0.1 (every host of the corpus on one port, by Host header)',
     (y) => y.positional('corpus', { type: 'string', demandOption: true }).option('port', { type: 'number', default: 0, describe: 'port (0: any free port)' }),
-    async (a) => {
+    act(async (a) => {
       loadCorpus(a.corpus);
       const server = await startCorpusServer(a.corpus, { port: a.port });
       out.log(`serving ${a.corpus} on http://127.0.0.1:${server.port}/ for ${server.hosts.length} hosts; Ctrl-C to stop`);
@@ -70,21 +81,21 @@ await yargs(hideBin(process.argv))
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
-    },
+    }),
   )
   .command(
     'stats <db>',
     'totals, status counts per host, estimated harvest, frontier size, discovery rate',
     (y) => y.positional('db', { type: 'string', demandOption: true }).option('json', { type: 'boolean' }),
-    (a) => runStats({ db: a.db, json: a.json }, out),
+    act((a) => runStats({ db: a.db, json: a.json }, out)),
   )
   .command(
     'export <db>',
     'one JSON line per fetched page, in fetch order',
     (y) => y.positional('db', { type: 'string', demandOption: true }).option('format', { type: 'string', default: 'jsonl', choices: ['jsonl'] }),
-    (a) => {
+    act((a) => {
       runExport({ db: a.db, format: a.format }, (s) => process.stdout.write(s));
-    },
+    }),
   )
   .command(
     'strategies',
@@ -97,8 +108,9 @@ await yargs(hideBin(process.argv))
   .demandCommand(1, 'name a command: crawl, demo, serve, stats, export, strategies')
   .strict()
   .fail((msg, err) => {
-    if (err) throw err;
-    throw new TopicrawlError('E_USAGE', msg);
+    // yargs reports usage errors (and errors thrown by handlers) here; nothing has started yet
+    fail(err ?? new TopicrawlError('E_USAGE', `${msg} (see topicrawl --help)`));
+    process.exit(process.exitCode ?? 2);
   })
   .help()
   .parseAsync()

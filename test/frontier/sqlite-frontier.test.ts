@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
+import type { NewUrl } from '../../src/frontier/frontier.js';
+import { UrlState } from '../../src/store/schema.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { urlHash } from '../../src/url/url-hash.js';
+import { tmpDir } from '../helpers/tmp.js';
+import { join } from 'node:path';
+
+function entry(url: string, priority = 0, extra: Partial<NewUrl> = {}): NewUrl {
+  return { hash: urlHash(url), url, host: new URL(url).host, depth: 0, priority, life: 3, parentId: null, anchor: null, ...extra };
+}
+
+function open(dir: string, delayMs = 0, perHost = 1) {
+  const store = new SqliteStore(join(dir, 'f.db'));
+  return { store, frontier: new SqliteFrontier(store.db, { delayMs, perHostConcurrency: perHost }) };
+}
+
+function drain(f: SqliteFrontier, now = 0): string[] {
+  const order: string[] = [];
+  for (;;) {
+    const n = f.next(now);
+    if (n.kind !== 'url') break;
+    order.push(n.item.url);
+    f.release(n.item, now);
+  }
+  return order;
+}
+
+describe('SqliteFrontier', () => {
+  it('hands out the highest priority first across hosts, ties first-in first-out', () => {
+    const { store, frontier } = open(tmpDir());
+    frontier.add([entry('http://a.test/1', 1), entry('http://b.test/1', 5), entry('http://a.test/2', 5), entry('http://c.test/1', 1)]);
+    expect(drain(frontier)).toEqual(['http://b.test/1', 'http://a.test/2', 'http://a.test/1', 'http://c.test/1']);
+    store.close();
+  });
+
+  it('knows a URL from the moment it is added, whatever its state', () => {
+    const { store, frontier } = open(tmpDir());
+    frontier.add([entry('http://a.test/x'), entry('http://a.test/p', 0, { state: UrlState.PRUNED })]);
+    const known = frontier.lookup([urlHash('http://a.test/x'), urlHash('http://a.test/p'), urlHash('http://a.test/none')]);
+    expect(known.size).toBe(2);
+    expect(known.get(urlHash('http://a.test/p').toString('hex'))?.state).toBe(UrlState.PRUNED);
+    expect(frontier.size()).toBe(1);
+    store.close();
+  });
+
+  it('never hands out a host again before its delay has passed', () => {
+    const { store, frontier } = open(tmpDir(), 1000);
+    frontier.add([entry('http://a.test/1'), entry('http://a.test/2'), entry('http://b.test/1')]);
+    const first = frontier.next(0);
+    expect(first.kind === 'url' && first.item.url).toBe('http://a.test/1');
+    // a.test is busy: b.test goes next even though a.test/2 was queued earlier
+    const second = frontier.next(0);
+    expect(second.kind === 'url' && second.item.url).toBe('http://b.test/1');
+    if (first.kind === 'url') frontier.release(first.item, 10);
+    const wait = frontier.next(500);
+    expect(wait).toEqual({ kind: 'wait', until: 1010 });
+    const third = frontier.next(1010);
+    expect(third.kind === 'url' && third.item.url).toBe('http://a.test/2');
+    store.close();
+  });
+
+  it('re-orders a queued URL when its priority changes, and revives pruned URLs', () => {
+    const { store, frontier } = open(tmpDir());
+    const [a, , p] = frontier.add([entry('http://a.test/1', 1), entry('http://a.test/2', 2), entry('http://a.test/3', 0, { state: UrlState.PRUNED })]);
+    const hostId = frontier.hostId('a.test');
+    frontier.update([{ id: a, hostId, priority: 9 }, { id: p, hostId, priority: 5, state: UrlState.QUEUED }]);
+    expect(frontier.size()).toBe(3);
+    expect(drain(frontier)).toEqual(['http://a.test/1', 'http://a.test/3', 'http://a.test/2']);
+    store.close();
+  });
+
+  it('respects per-host concurrency and closed hosts', () => {
+    const { store, frontier } = open(tmpDir(), 0, 2);
+    frontier.add([entry('http://a.test/1'), entry('http://a.test/2'), entry('http://a.test/3'), entry('http://b.test/1')]);
+    const got = [frontier.next(0), frontier.next(0), frontier.next(0)].map((n) => (n.kind === 'url' ? n.item.url : n.kind));
+    expect(got).toEqual(['http://a.test/1', 'http://a.test/2', 'http://b.test/1']);
+    expect(frontier.next(0).kind).toBe('empty');
+    frontier.closeHost(frontier.hostId('a.test'));
+    expect(frontier.inFlight()).toBe(3);
+    store.close();
+  });
+
+  it('puts URLs handed out but never recorded back in the queue on reopen', () => {
+    const dir = tmpDir();
+    let { store, frontier } = open(dir);
+    frontier.add([entry('http://a.test/1', 3), entry('http://a.test/2', 2)]);
+    const n = frontier.next(0);
+    expect(n.kind).toBe('url');
+    store.close(); // as if killed: the URL is IN_FLIGHT on disk
+    ({ store, frontier } = open(dir));
+    expect(frontier.size()).toBe(2);
+    expect(drain(frontier)).toEqual(['http://a.test/1', 'http://a.test/2']);
+    // sequence numbers continue: a new URL with equal priority goes after the old ones
+    store.close();
+  });
+});

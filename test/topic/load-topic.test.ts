@@ -1,0 +1,130 @@
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadTopicFile, parseTopicText } from '../../src/topic/load-topic.js';
+import { TopicrawlError } from '../../src/errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'topicrawl-topic-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function write(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+function errorOf(fn: () => unknown): TopicrawlError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof TopicrawlError) return err;
+    throw err;
+  }
+  throw new Error('expected a TopicrawlError, nothing was thrown');
+}
+
+const minimal = 'name: tobacco\nseeds:\n  - http://yancao.example/\n';
+
+describe('loadTopicFile', () => {
+  it('loads a minimal topic and applies the defaults', () => {
+    const t = loadTopicFile(write('ok.yaml', minimal + 'keywords:\n  烟草: 2\n  tobacco: 1.5\n  travel: -1\n'));
+    expect(t.name).toBe('tobacco');
+    expect(t.seeds).toEqual(['http://yancao.example/']);
+    expect(t.keywords).toEqual({ 烟草: 2, tobacco: 1.5, travel: -1 });
+    expect(t.strategy.name).toBe('best-first-fish');
+    expect(t.politeness.delay_ms).toBe(1000);
+    expect(t.scope).toEqual({ hosts: [], include: [], exclude: [] });
+  });
+
+  it('accepts a UTF-8 byte order mark', () => {
+    expect(loadTopicFile(write('bom.yaml', '\uFEFF' + minimal)).name).toBe('tobacco');
+  });
+
+  it('E_TOPIC_READ for a missing file or a directory', () => {
+    const missing = join(dir, 'nope.yaml');
+    const e = errorOf(() => loadTopicFile(missing));
+    expect(e.code).toBe('E_TOPIC_READ');
+    expect(e.message).toBe(`${missing}: cannot read topic file (no such file)`);
+    expect(e.details.file).toBe(missing);
+    expect(errorOf(() => loadTopicFile(dir)).code).toBe('E_TOPIC_READ');
+  });
+
+  it('E_TOPIC_YAML with line:column for a syntax error', () => {
+    const p = write('syntax.yaml', 'name: x\nseeds: [http://a.example/,\nkeywords:\n  a: 1\n');
+    const e = errorOf(() => loadTopicFile(p));
+    expect(e.code).toBe('E_TOPIC_YAML');
+    expect(e.message).not.toContain('\n');
+    expect(e.message).toMatch(new RegExp(`^${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: YAML syntax error: `));
+    expect(e.details.line).toBeGreaterThanOrEqual(2);
+    expect(typeof e.details.column).toBe('number');
+  });
+
+  it('E_TOPIC_YAML for duplicate keys and tabs, with the line of the problem', () => {
+    const e = errorOf(() => parseTopicText('name: a\nseeds: [http://a.example/]\nname: b\n', 't.yaml'));
+    expect(e.code).toBe('E_TOPIC_YAML');
+    expect(e.message).toMatch(/^t\.yaml:3:1: YAML syntax error: Map keys must be unique/);
+    expect(errorOf(() => parseTopicText('name: a\n\tseeds: []\n', 't.yaml')).code).toBe('E_TOPIC_YAML');
+  });
+
+  it('E_TOPIC_SCHEMA for a wrong type, at the value', () => {
+    const text = minimal + 'strategy:\n  name: best-first\n  x: abc\n';
+    const e = errorOf(() => parseTopicText(text, 'topics/x.yaml'));
+    expect(e.code).toBe('E_TOPIC_SCHEMA');
+    expect(e.message).toBe('topics/x.yaml:6:6: strategy.x: expected a number, got "abc"');
+    expect(e.details).toMatchObject({ file: 'topics/x.yaml', key: 'strategy.x', expected: 'a number', line: 6, column: 6 });
+  });
+
+  it('reports integers and bounds in words', () => {
+    const e = errorOf(() => parseTopicText(minimal + 'limits:\n  max_pages: 0\n', 'x.yaml'));
+    expect(e.message).toBe('x.yaml:5:14: limits.max_pages: expected an integer >= 1, got 0');
+    const f = errorOf(() => parseTopicText(minimal + 'strategy:\n  max_life: 2.5\n', 'x.yaml'));
+    expect(f.message).toBe('x.yaml:5:13: strategy.max_life: expected an integer, got 2.5');
+  });
+
+  it('E_TOPIC_SCHEMA for an unknown key, at the key, listing the allowed keys', () => {
+    const e = errorOf(() => parseTopicText(minimal + 'bogus: 1\n', 'x.yaml'));
+    expect(e.code).toBe('E_TOPIC_SCHEMA');
+    expect(e.message).toMatch(/^x\.yaml:4:1: unknown key "bogus" \(allowed: name, description, seeds, scope, keywords, /);
+    const g = errorOf(() => parseTopicText(minimal + 'politeness:\n  dealy_ms: 5\n', 'x.yaml'));
+    expect(g.message).toMatch(/^x\.yaml:5:3: politeness: unknown key "dealy_ms" \(did you mean "delay_ms"\? allowed: delay_ms, /);
+  });
+
+  it('E_TOPIC_SCHEMA for missing seeds, without a line', () => {
+    const e = errorOf(() => parseTopicText('name: x\n', 'topics/x.yaml'));
+    expect(e.message).toBe('topics/x.yaml: missing required key "seeds" (a list of http(s) URLs)');
+    expect(e.details.line).toBeUndefined();
+    expect(e.details.key).toBe('seeds');
+  });
+
+  it('rejects non-http seeds and empty seed lists', () => {
+    const e = errorOf(() => parseTopicText('name: x\nseeds:\n  - http://ok.example/\n  - ftp://files.example/\n', 'x.yaml'));
+    expect(e.message).toBe('x.yaml:4:5: seeds[1]: expected an http(s) URL, got "ftp://files.example/"');
+    expect(errorOf(() => parseTopicText('name: x\nseeds: []\n', 'x.yaml')).message).toBe('x.yaml:2:8: seeds: expected a non-empty list, got an empty list');
+  });
+
+  it('E_TOPIC_SCHEMA for a bad regex, naming the pattern', () => {
+    const e = errorOf(() => parseTopicText(minimal + 'scope:\n  exclude:\n    - "\\\\?sort="\n    - "(abc"\n', 'x.yaml'));
+    expect(e.code).toBe('E_TOPIC_SCHEMA');
+    expect(e.message).toMatch(/^x\.yaml:7:7: scope\.exclude\[1\]: invalid regular expression "\(abc" \(.+\)$/);
+  });
+
+  it('E_TOPIC_SCHEMA for a blank keyword key', () => {
+    const e = errorOf(() => parseTopicText(minimal + 'keywords:\n  "  ": 1\n  ok: 2\n', 'x.yaml'));
+    expect(e.message).toBe('x.yaml:5:3: keywords: a key must not be blank, got "  "');
+  });
+
+  it('reports every issue in details.issues, the first (by position) in the message', () => {
+    const text = 'name: x\nseeds: [http://a.example/]\nstrategy:\n  x: "no"\nbogus: true\nlimits:\n  max_depth: -1\n';
+    const e = errorOf(() => parseTopicText(text, 'x.yaml'));
+    const issues = e.details.issues as { key: string; line: number }[];
+    expect(issues.map((i) => i.key)).toEqual(['strategy.x', 'bogus', 'limits.max_depth']);
+    expect(issues.map((i) => i.line)).toEqual([4, 5, 7]);
+    expect(e.message).toBe('x.yaml:4:6: strategy.x: expected a number, got "no"');
+  });
+
+  it('says so when the file is empty or not a mapping', () => {
+    expect(errorOf(() => parseTopicText('', 'e.yaml')).message).toMatch(/^e\.yaml: the topic file is empty/);
+    expect(errorOf(() => parseTopicText('- a\n- b\n', 'l.yaml')).message).toBe('l.yaml:1:1: expected the topic to be a mapping of keys, got a list');
+  });
+});
