@@ -1,0 +1,293 @@
+/**
+ * The HTML parser of the crawl: parse5 builds the tree (it recovers from any malformed input the way
+ * browsers do), then ONE iterative walk (no recursion, so no stack overflow on deeply nested pages)
+ * collects title, headings, visible body text, links, canonical, base, meta robots and lang.
+ *
+ * Text rules:
+ * - script, style, noscript, template, svg (and any <title>) never contribute body text; the first
+ *   HTML <title> anywhere is the title (document.title semantics).
+ * - Block elements (p, div, li, td, br, …) start and end with a line break, so "<p>a</p><p>b</p>"
+ *   gives "a\nb". Whitespace runs collapse to one character: "\n" if the run held a block boundary,
+ *   else " " (source newlines are plain whitespace). Line breaks are kept on purpose: they are
+ *   sentence boundaries for relevance phrase matching. Inline elements (a, span, b) add nothing, as
+ *   in a browser, so "中国<a>烟草</a>公司" stays one run of text.
+ * - Links: `<a href>` / `<area href>` in document order; empty and fragment-only ("#…") hrefs are
+ *   skipped; hrefs resolve against the first valid http(s) `<base href>` (wherever it is, as the
+ *   HTML spec says), else the page URL; anything not http(s) after resolution is dropped. Anchor
+ *   text includes img alt text; `<area>` uses its alt.
+ */
+import { parse } from 'parse5';
+import type { DefaultTreeAdapterTypes } from 'parse5';
+import type { ParsedLink, ParsedPage, Parser } from './parser.js';
+
+type Element = DefaultTreeAdapterTypes.Element;
+type ParentNode = DefaultTreeAdapterTypes.ParentNode;
+type TextNode = DefaultTreeAdapterTypes.TextNode;
+
+const HTML_NS = 'http://www.w3.org/1999/xhtml';
+
+/** Elements whose subtree is never walked (no text, no links). <title> is read on its own. */
+const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'title']);
+
+/** Elements that end with a line break so their text does not glue to the next block. */
+const BLOCK = new Set([
+  'address', 'article', 'aside', 'blockquote', 'body', 'br', 'caption', 'center', 'dd', 'details', 'dialog', 'dir',
+  'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+  'header', 'hgroup', 'hr', 'li', 'legend', 'main', 'menu', 'nav', 'ol', 'optgroup', 'option', 'p', 'pre',
+  'section', 'select', 'summary', 'table', 'tbody', 'td', 'textarea', 'tfoot', 'th', 'thead', 'tr', 'ul',
+]);
+
+/** Block-boundary marker in collected text; collapseWhitespace turns runs containing it into "\n". */
+const BREAK = '\u0000';
+
+const HEADING = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+
+interface PendingLink {
+  href: string;
+  text: string;
+  rel: string[];
+}
+
+function attr(el: Element, name: string): string | null {
+  const attrs = el.attrs;
+  for (let i = 0; i < attrs.length; i++) if (attrs[i].name === name) return attrs[i].value;
+  return null;
+}
+
+function isSpace(c: number): boolean {
+  // the block marker U+0000, ASCII whitespace, NBSP, the Unicode space separators, line/paragraph separators, ideographic space, BOM.
+  return c === 32 || c === 0 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/**
+ * Collapses whitespace runs and trims. U+0000 is the walk's block-boundary marker (parse5 never leaves
+ * NUL in text nodes) and counts as whitespace: a run containing one becomes "\n" when `keepBreaks`,
+ * every other run becomes " " (newlines in the source are just whitespace, as in a browser).
+ * One pass over char codes, slices joined once.
+ */
+export function collapseWhitespace(s: string, keepBreaks = true): string {
+  const n = s.length;
+  const out: string[] = [];
+  let start = -1; // start of the current non-space stretch
+  let pendingSep = ''; // separator to emit before the next stretch
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (isSpace(c)) {
+      if (start >= 0) {
+        out.push(s.slice(start, i));
+        start = -1;
+        pendingSep = ' ';
+      } else if (out.length > 0 && pendingSep === '') pendingSep = ' ';
+      if (c === 0 && keepBreaks && out.length > 0) pendingSep = '\n';
+    } else if (start < 0) {
+      if (pendingSep !== '' && out.length > 0) out.push(pendingSep);
+      pendingSep = '';
+      start = i;
+    }
+  }
+  if (start >= 0) out.push(start === 0 ? s : s.slice(start));
+  return out.length === 1 ? out[0] : out.join('');
+}
+
+function tryUrl(href: string, base: URL | null): URL | null {
+  try {
+    return base ? new URL(href, base) : new URL(href);
+  } catch {
+    return null;
+  }
+}
+
+function isHttp(u: URL): boolean {
+  return u.protocol === 'http:' || u.protocol === 'https:';
+}
+
+/** True if the trimmed href is empty or only a fragment ("#", "#top"). Char checks, no regex. */
+function isEmptyOrFragment(href: string): boolean {
+  let i = 0;
+  const n = href.length;
+  while (i < n && href.charCodeAt(i) <= 32) i++;
+  return i === n || href.charCodeAt(i) === 35; // '#'
+}
+
+/** Splits a whitespace-separated token list (rel, meta content with commas) into lower-cased tokens. */
+function tokens(value: string): string[] {
+  const out: string[] = [];
+  for (const t of value.toLowerCase().split(/[\s,]+/)) if (t) out.push(t);
+  return out;
+}
+
+/** parse5-based {@link Parser}. Stateless: one instance can parse any number of pages. */
+export class Parse5Parser implements Parser {
+  parse(html: string, pageUrl: string): ParsedPage {
+    const doc = parse(html);
+    const textParts: string[] = [];
+    const headingParts: string[] = [];
+    const anchorParts: string[] = [];
+    const pending: PendingLink[] = [];
+    let title: string | null = null;
+    let baseRaw: string | null = null;
+    let canonicalRaw: string | null = null;
+    let lang: string | null = null;
+    let noindex = false;
+    let nofollow = false;
+    let headingDepth = 0;
+    let currentLink: PendingLink | null = null;
+    let currentLinkEl: Element | null = null;
+
+    const stack: ParentNode[] = [doc];
+    const index: number[] = [0];
+    let sp = 1;
+
+    while (sp > 0) {
+      const node = stack[sp - 1];
+      const i = index[sp - 1];
+      const children = node.childNodes;
+      if (i < children.length) {
+        index[sp - 1] = i + 1;
+        const child = children[i];
+        const name = child.nodeName;
+        if (name === '#text') {
+          const v = (child as TextNode).value; // never contains U+0000 (parse5 drops or replaces it)
+          textParts.push(v);
+          if (headingDepth > 0) headingParts.push(v);
+          if (currentLink) anchorParts.push(v);
+          continue;
+        }
+        if (name.charCodeAt(0) === 35) continue; // '#comment', '#documentType'
+        const el = child as Element;
+        if (el.namespaceURI !== HTML_NS) {
+          continue; // svg / math roots are skipped with their subtree
+        }
+        const tag = el.tagName;
+        if (SKIP.has(tag)) {
+          if (tag === 'title' && title === null) {
+            const parts: string[] = [];
+            for (const c of el.childNodes) if (c.nodeName === '#text') parts.push((c as TextNode).value);
+            title = collapseWhitespace(parts.join(''), false);
+          }
+          continue;
+        }
+        switch (tag) {
+          case 'a':
+          case 'area': {
+            const href = attr(el, 'href');
+            if (href !== null && !isEmptyOrFragment(href)) {
+              const rel = attr(el, 'rel');
+              const link: PendingLink = { href, text: '', rel: rel ? tokens(rel) : [] };
+              pending.push(link);
+              if (tag === 'area') {
+                link.text = collapseWhitespace(attr(el, 'alt') ?? '', false);
+              } else {
+                if (currentLink) this.finishLink(currentLink, anchorParts);
+                currentLink = link;
+                currentLinkEl = el;
+                anchorParts.length = 0;
+              }
+            }
+            break;
+          }
+          case 'img':
+            if (currentLink) {
+              const alt = attr(el, 'alt');
+              if (alt) anchorParts.push(' ', alt, ' ');
+            }
+            break;
+          case 'base':
+            if (baseRaw === null) {
+              const href = attr(el, 'href');
+              if (href !== null) baseRaw = href;
+            }
+            break;
+          case 'link':
+            if (canonicalRaw === null) {
+              const rel = attr(el, 'rel');
+              if (rel && tokens(rel).includes('canonical')) canonicalRaw = attr(el, 'href');
+            }
+            break;
+          case 'meta': {
+            const mname = attr(el, 'name');
+            if (mname && mname.trim().toLowerCase() === 'robots') {
+              for (const t of tokens(attr(el, 'content') ?? '')) {
+                if (t === 'noindex' || t === 'none') noindex = true;
+                if (t === 'nofollow' || t === 'none') nofollow = true;
+              }
+            }
+            break;
+          }
+          case 'html':
+            if (lang === null) {
+              const l = attr(el, 'lang');
+              if (l && l.trim()) lang = l.trim();
+            }
+            break;
+        }
+        const block = BLOCK.has(tag);
+        if (block) {
+          textParts.push(BREAK);
+          if (currentLink) anchorParts.push(' ');
+        }
+        if (el.childNodes.length > 0) {
+          if (block && HEADING.has(tag)) headingDepth++;
+          stack[sp] = el;
+          index[sp] = 0;
+          sp++;
+        }
+      } else {
+        // leaving `node` (never the document: it is at the bottom of the stack)
+        sp--;
+        if (sp === 0) break;
+        const el = node as Element;
+        const tag = el.tagName;
+        if (BLOCK.has(tag)) {
+          textParts.push(BREAK);
+          if (currentLink) anchorParts.push(' ');
+          if (HEADING.has(tag)) {
+            headingDepth--;
+            if (headingDepth === 0) headingParts.push(BREAK);
+          }
+        }
+        if (el === currentLinkEl && currentLink) {
+          this.finishLink(currentLink, anchorParts);
+          currentLink = null;
+          currentLinkEl = null;
+        }
+      }
+    }
+    if (currentLink) this.finishLink(currentLink, anchorParts);
+
+    const pageBase = tryUrl(pageUrl, null);
+    let base: URL | null = null;
+    if (baseRaw !== null) {
+      const b = tryUrl(baseRaw, pageBase);
+      if (b && isHttp(b)) base = b;
+    }
+    const resolveBase = base ?? pageBase;
+    const links: ParsedLink[] = [];
+    for (const p of pending) {
+      const u = tryUrl(p.href, resolveBase);
+      if (u && isHttp(u)) links.push({ url: u.href, text: p.text, rel: p.rel });
+    }
+    let canonical: string | null = null;
+    if (canonicalRaw !== null && !isEmptyOrFragment(canonicalRaw)) {
+      const u = tryUrl(canonicalRaw, resolveBase);
+      if (u && isHttp(u)) canonical = u.href;
+    }
+
+    return {
+      title: title ?? '',
+      headings: collapseWhitespace(headingParts.join(''), true),
+      text: collapseWhitespace(textParts.join(''), true),
+      links,
+      canonical,
+      baseHref: base ? base.href : null,
+      robots: { noindex, nofollow },
+      lang,
+    };
+  }
+
+  private finishLink(link: PendingLink, parts: string[]): void {
+    link.text = collapseWhitespace(parts.join(''), false);
+    parts.length = 0;
+  }
+}

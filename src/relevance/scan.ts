@@ -1,0 +1,86 @@
+/**
+ * The scorer's fast scanner: one pass over char codes of lower-cased, script-folded text, turning it
+ * into units for keyword matching. It does not run Intl.Segmenter (which alone manages only
+ * ~400–1,500 pages/s of 10 KB Chinese text here); Chinese keywords are matched as substrings of runs
+ * of CJK characters instead (see keyword-matcher.ts), which is what "a contiguous run of segmenter
+ * tokens or inside one token" amounts to.
+ *
+ * Units, in order:
+ * - an English (or other space-delimited) word: normalised like tokenize() does (stemmed; stop words
+ *   and letterless words dropped);
+ * - a CJK run: a maximal run of Han/kana characters, as it is;
+ * - '' (SENTENCE_BREAK): any punctuation or symbol other than apostrophes/hyphens, and line breaks.
+ *   Whitespace, dropped stop words and dropped numbers do not break a sentence.
+ */
+import { isCjk, isDigit, isJoiner, isLetter, isSpace } from './chars.js';
+import { normaliseWord } from './tokenize.js';
+
+export const SENTENCE_BREAK = '';
+
+/** Average Chinese word length in characters in running text, used to count a CJK run's length in words. */
+export const CJK_CHARS_PER_WORD = 1.6;
+
+/** Units of a text plus its length in words (English words kept + CJK characters / {@link CJK_CHARS_PER_WORD}). */
+export interface ScannedText {
+  units: string[];
+  words: number;
+}
+
+const WORD = 1;
+const SPACE = 2;
+const BREAK = 3;
+/** Class of each ASCII code unit: WORD (letter/digit), SPACE (whitespace or joiner), BREAK. */
+const ASCII = new Uint8Array(128).map((_, c) =>
+  isLetter(c) || isDigit(c) ? WORD : c !== 10 && c !== 13 && (isSpace(c) || isJoiner(c)) ? SPACE : BREAK);
+
+function isWordChar(c: number): boolean {
+  return c < 128 ? ASCII[c] === WORD : isLetter(c);
+}
+
+/** Scans lower-cased, folded text (see the file header). */
+export function scanUnits(text: string): ScannedText {
+  const units: string[] = [];
+  const n = text.length;
+  let latin = 0;
+  let cjk = 0;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    const cls = c < 128 ? ASCII[c] : isLetter(c) ? WORD : isCjk(c) ? 0 : isSpace(c) || isJoiner(c) ? SPACE : BREAK;
+    if (cls === WORD) {
+      const start = i;
+      i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d < 128 ? ASCII[d] === WORD : isLetter(d)) i++;
+        else if ((d === 39 || d === 0x2019) && i + 1 < n && isWordChar(text.charCodeAt(i + 1))) i += 2;
+        else break;
+      }
+      const w = normaliseWord(text.slice(start, i));
+      if (w !== null) {
+        units.push(w);
+        latin++;
+      }
+    } else if (cls === 0) {
+      const start = i;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d >= 0xd840 && d <= 0xd87f) i += 2; // plane-2 ideograph: both halves
+        else if (d >= 0x3040 && isCjk(d)) i++;
+        else break;
+      }
+      if (i > n) i = n;
+      units.push(text.slice(start, i));
+      cjk += i - start;
+    } else {
+      i++;
+      if (cls === BREAK && units.length > 0 && units[units.length - 1] !== SENTENCE_BREAK) units.push(SENTENCE_BREAK);
+    }
+  }
+  return { units, words: latin + cjk / CJK_CHARS_PER_WORD };
+}
+
+/** True if a unit is a CJK run (it starts with a CJK character). */
+export function isCjkUnit(unit: string): boolean {
+  return unit.length > 0 && isCjk(unit.charCodeAt(0));
+}
