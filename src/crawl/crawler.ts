@@ -1,19 +1,17 @@
 import { TopicrawlError, toOutcome } from '../errors.js';
 import { TypedEmitter, type CrawlEvents, type StopReason } from '../events.js';
-import { decodeHtml } from '../fetch/charset.js';
 import type { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
 import type { FrontierItem } from '../frontier/frontier.js';
 import { SqliteFrontier } from '../frontier/sqlite-frontier.js';
-import { Parse5Parser } from '../parse/html-parser.js';
-import { KeywordScorer } from '../relevance/keyword-scorer.js';
 import { UrlState } from '../store/schema.js';
 import { SqliteStore } from '../store/sqlite-store.js';
 import { createStrategy } from '../strategy/registry.js';
 import type { Strategy } from '../strategy/strategy.js';
 import type { Config } from '../topic/config.js';
 import { createScope } from '../url/scope.js';
+import { AnalyzerPool } from './analyzer-pool.js';
 import { CrawlStats } from './crawl-stats.js';
 import { processFetch, type ProcessorDeps } from './page-processor.js';
 import { seedFrontier } from './seeds.js';
@@ -29,6 +27,8 @@ export interface CrawlerOptions {
   maxCrawlDelayMs?: number;
   /** How often progress events and metrics rows are emitted (ms). */
   progressEveryMs?: number;
+  /** Page-analysis worker threads (0: analyse on the main thread). Default: cores − 1, 1 to 4. */
+  workers?: number;
 }
 
 export interface CrawlSummary {
@@ -66,6 +66,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private readonly ownsFetcher: boolean;
   private readonly robots: RobotsCache | null;
   private readonly deps: ProcessorDeps;
+  private readonly analyzers: AnalyzerPool;
   private readonly stats: CrawlStats;
   private readonly resumed: boolean;
   private readonly hostFetched = new Map<number, number>();
@@ -113,11 +114,14 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       });
     this.robots = cfg.politeness.robots ? new RobotsCache(this.fetcher, { userAgent: cfg.politeness.user_agent }) : null;
     const scope = createScope(cfg.scope);
+    // plain copies: the analysis config crosses to worker threads
+    this.analyzers = new AnalyzerPool(
+      { keywords: { ...cfg.keywords }, fields: { ...cfg.relevance.fields }, scope: { hosts: [...cfg.scope.hosts], include: [...cfg.scope.include], exclude: [...cfg.scope.exclude] } },
+      opts.workers,
+    );
     this.deps = {
-      store: this.store, frontier: this.frontier, parser: new Parse5Parser(),
-      scorer: new KeywordScorer({ keywords: cfg.keywords, fields: cfg.relevance.fields }),
-      strategy: this.strategy, scope, decode: decodeHtml, threshold: cfg.relevance.threshold,
-      maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,
+      store: this.store, frontier: this.frontier, analyzers: this.analyzers, strategy: this.strategy, scope,
+      threshold: cfg.relevance.threshold, maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,
     };
     this.stats = new CrawlStats(this.store.counters(), Date.now);
     seedFrontier(this.frontier, this.strategy, cfg.seeds, this.store);
@@ -172,6 +176,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       this.tick();
       this.emit('end', { reason });
       if (this.ownsFetcher) await this.fetcher.close();
+      await this.analyzers.close();
       this.store.setMeta('last_stop', JSON.stringify({ reason, at: new Date().toISOString() }));
     }
     return this.summary(reason);
@@ -246,7 +251,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         }
       }
       const res = await this.fetcher.fetch(item.url);
-      const done = processFetch(this.deps, item, res, this.store.nextFetchSeq());
+      const done = await processFetch(this.deps, item, res);
       this.stats.page({ relevant: done.relevant, error: done.error, bytes: done.event.bytes, newUrls: done.newUrls, pruned: done.pruned });
       this.emit('page', done.event);
     } catch (err) {

@@ -1,9 +1,9 @@
 /**
  * The scorer's fast scanner: one pass over char codes of lower-cased, script-folded text, turning it
  * into units for keyword matching. It does not run Intl.Segmenter (which alone manages only
- * ~400–1,500 pages/s of 10 KB Chinese text here); Chinese keywords are matched as substrings of runs
- * of CJK characters instead (see keyword-matcher.ts), which is what "a contiguous run of segmenter
- * tokens or inside one token" amounts to.
+ * ~400–1,500 pages/s of 10 KB Chinese text here): Chinese keywords are found as substrings of runs of
+ * CJK characters, and only those candidates are checked against the segmenter's word boundaries
+ * (keyword-matcher.ts, cjk-boundaries.ts).
  *
  * Units, in order:
  * - an English (or other space-delimited) word: normalised like tokenize() does (stemmed; stop words
@@ -23,6 +23,8 @@ export const CJK_CHARS_PER_WORD = 1.6;
 /** Units of a text plus its length in words (English words kept + CJK characters / {@link CJK_CHARS_PER_WORD}). */
 export interface ScannedText {
   units: string[];
+  /** Offset in the scanned text where each unit starts (for a SENTENCE_BREAK: its first break character). */
+  starts: number[];
   words: number;
 }
 
@@ -40,6 +42,7 @@ function isWordChar(c: number): boolean {
 /** Scans lower-cased, folded text (see the file header). */
 export function scanUnits(text: string): ScannedText {
   const units: string[] = [];
+  const starts: number[] = [];
   const n = text.length;
   let latin = 0;
   let cjk = 0;
@@ -59,6 +62,7 @@ export function scanUnits(text: string): ScannedText {
       const w = normaliseWord(text.slice(start, i));
       if (w !== null) {
         units.push(w);
+        starts.push(start);
         latin++;
       }
     } else if (cls === 0) {
@@ -71,13 +75,17 @@ export function scanUnits(text: string): ScannedText {
       }
       if (i > n) i = n;
       units.push(text.slice(start, i));
+      starts.push(start);
       cjk += i - start;
     } else {
       i++;
-      if (cls === BREAK && units.length > 0 && units[units.length - 1] !== SENTENCE_BREAK) units.push(SENTENCE_BREAK);
+      if (cls === BREAK && units.length > 0 && units[units.length - 1] !== SENTENCE_BREAK) {
+        units.push(SENTENCE_BREAK);
+        starts.push(i - 1);
+      }
     }
   }
-  return { units, words: latin + cjk / CJK_CHARS_PER_WORD };
+  return { units, starts, words: latin + cjk / CJK_CHARS_PER_WORD };
 }
 
 /** True if a unit is a CJK run (it starts with a CJK character). */

@@ -12,6 +12,7 @@ import { PorterStemmer } from 'natural/lib/natural/stemmers/index.js';
 import { words as stopwordList } from 'natural/lib/natural/util/stopwords.js';
 import { isCjk, isDigit, isLetter, isSpace } from './chars.js';
 import { foldChinese } from './script-fold.js';
+import { wordSegmenter } from './cjk-boundaries.js';
 
 /** Longest string handed to Intl.Segmenter at once. */
 export const MAX_PIECE = 256;
@@ -19,7 +20,6 @@ export const MAX_PIECE = 256;
 const STOP = new Set(stopwordList);
 const STEM_CACHE_MAX = 100_000;
 let stemCache = new Map<string, string>();
-const segmenter = new Intl.Segmenter('zh', { granularity: 'word' });
 
 /** True for an English stop word (lower-case input). */
 export function isStopWord(word: string): boolean {
@@ -104,7 +104,7 @@ export function tokenize(text: string): string[] {
   const folded = foldChinese(text.toLowerCase());
   const out: string[] = [];
   for (const piece of splitPieces(folded)) {
-    for (const seg of segmenter.segment(piece)) {
+    for (const seg of wordSegmenter.segment(piece)) {
       if (!seg.isWordLike) continue;
       const w = seg.segment;
       const c = w.charCodeAt(0);

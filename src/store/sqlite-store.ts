@@ -1,21 +1,7 @@
 import Database from 'better-sqlite3';
-import { brotliCompressSync, brotliDecompressSync, constants as zc } from 'node:zlib';
 import { TopicrawlError } from '../errors.js';
 import { DDL, SCHEMA_VERSION, UrlState } from './schema.js';
 import type { MetricsRow, PageOutcome, ResponseRecord, Store, StoreCounters } from './store.js';
-
-/** Brotli at quality 4: ~4× smaller HTML at a small fraction of parse time. */
-const BROTLI = { params: { [zc.BROTLI_PARAM_QUALITY]: 4, [zc.BROTLI_PARAM_MODE]: zc.BROTLI_MODE_TEXT } };
-
-export function compressBody(body: Buffer): { data: Buffer; codec: 'br' | 'identity' } {
-  if (body.length < 64) return { data: body, codec: 'identity' };
-  return { data: brotliCompressSync(body, BROTLI), codec: 'br' };
-}
-
-export function decompressBody(data: Buffer | null, codec: string): Buffer {
-  if (!data) return Buffer.alloc(0);
-  return codec === 'br' ? brotliDecompressSync(data) : data;
-}
 
 /** Opens (or creates) a crawl file. `readonly` opens an existing file for stats/export. */
 export function openDatabase(path: string, opts: { readonly?: boolean } = {}): Database.Database {
@@ -118,10 +104,9 @@ export class SqliteStore implements Store {
   }
 
   recordResponse(r: ResponseRecord): void {
-    const { data, codec } = compressBody(r.body);
     this.st.response.run({
       urlId: r.urlId, status: r.status, headers: JSON.stringify(r.headers), contentType: r.contentType, charset: r.charset,
-      title: r.title, body: data, codec, bodyBytes: r.body.length, wireBytes: r.wireBytes, fetchedAt: r.fetchedAt,
+      title: r.title, body: r.stored ? r.stored.data : null, codec: r.stored?.codec ?? 'identity', bodyBytes: r.bodyBytes, wireBytes: r.wireBytes, fetchedAt: r.fetchedAt,
       elapsedMs: Math.round(r.elapsedMs),
     });
   }
@@ -169,3 +154,4 @@ export class SqliteStore implements Store {
 }
 
 export { UrlState };
+export { compressBody, decompressBody } from './body-codec.js';

@@ -54,7 +54,10 @@ export interface ResponseRecord {
   contentType: string | null;
   charset: string | null;
   title: string | null;
-  body: Buffer;
+  /** The body already compressed (compressBody); null when there was none. */
+  stored: { data: Uint8Array; codec: 'br' | 'identity' } | null;
+  /** Size of the body before compression. */
+  bodyBytes: number;
   wireBytes: number;
   fetchedAt: number;
   elapsedMs: number;

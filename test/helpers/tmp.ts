@@ -16,3 +16,6 @@ export function suiteTmpDir(prefix = 'topicrawl-suite-'): string {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
+
+/** `../shared` beside the project's root (the same on developers' machines and in CI). */
+export const SHARED_DIR = join(new URL('../../../shared/', import.meta.url).pathname);

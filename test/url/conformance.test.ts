@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { normalizeUrl, tryNormalizeUrl } from '../../src/url/normalize.js';
+import { join } from 'node:path';
+import { SHARED_DIR } from '../helpers/tmp.js';
 
 /**
- * /work/shared/conformance/url-normalization.json, compared where our rules agree with the suite's
+ * ../shared/conformance/url-normalization.json, compared where our rules agree with the suite's
  * assumptions. Where they differ on purpose, each case is checked against OUR rule instead, and the
  * rule is named. Query sorting is off (`sortQuery: false`) because no suite sorts.
  */
@@ -12,7 +14,7 @@ interface NutchCase { test: string; input: string; config: Record<string, unknow
 interface RfcCase { input: string; expected: string; group: string }
 interface CcCase { input: string; base: string; expected: string }
 
-const data = JSON.parse(readFileSync('/work/shared/conformance/url-normalization.json', 'utf8')) as {
+const data = JSON.parse(readFileSync(join(SHARED_DIR, 'conformance/url-normalization.json'), 'utf8')) as {
   suites: { 'nutch.BasicURLNormalizer': Suite<NutchCase>; 'rfc3986.reference-resolution': Suite<RfcCase>; 'crawler-commons.url-resolve': Suite<CcCase> };
 };
 const NO_SORT = { sortQuery: false };

@@ -1,0 +1,70 @@
+import { Worker } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
+import { TopicrawlError } from '../errors.js';
+import { createAnalyzer, type AnalysisConfig, type AnalysisInput, type PageAnalysis } from './page-analysis.js';
+
+/**
+ * Runs page analysis on worker threads so parsing and scoring use the machine's other cores while
+ * the main thread fetches and writes the store. With `workers: 0` it runs inline (same results).
+ * The default is one worker per core beyond the first (at least one, at most 4).
+ */
+export class AnalyzerPool {
+  private readonly workers: { w: Worker; busy: number }[] = [];
+  private readonly pending = new Map<number, { resolve: (a: PageAnalysis) => void; reject: (e: Error) => void; slot: { busy: number } }>();
+  private readonly inline: ((i: AnalysisInput) => PageAnalysis) | null;
+  private nextId = 1;
+
+  constructor(cfg: AnalysisConfig, workers = AnalyzerPool.defaultWorkers()) {
+    this.inline = workers > 0 ? null : createAnalyzer(cfg);
+    for (let i = 0; i < workers; i++) {
+      const w = new Worker(new URL('./page-worker-entry.js', import.meta.url), { workerData: cfg });
+      const slot = { w, busy: 0 };
+      w.on('message', (m: { id: number; result?: PageAnalysis; error?: string }) => {
+        const p = this.pending.get(m.id);
+        if (!p) return;
+        this.pending.delete(m.id);
+        p.slot.busy--;
+        if (m.result) p.resolve(m.result);
+        else p.reject(new TopicrawlError('E_PARSE', m.error ?? 'page analysis failed'));
+      });
+      w.on('error', (err) => this.failAll(slot, err));
+      w.unref();
+      this.workers.push(slot);
+    }
+  }
+
+  static defaultWorkers(): number {
+    return Math.max(1, Math.min(4, availableParallelism() - 1));
+  }
+
+  analyze(input: AnalysisInput): Promise<PageAnalysis> {
+    if (this.inline) {
+      try {
+        return Promise.resolve(this.inline(input));
+      } catch (err) {
+        return Promise.reject(new TopicrawlError('E_PARSE', err instanceof Error ? err.message : String(err)));
+      }
+    }
+    let slot = this.workers[0];
+    for (const s of this.workers) if (s.busy < slot.busy) slot = s;
+    const id = this.nextId++;
+    slot.busy++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, slot });
+      slot.w.postMessage({ id, input });
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((s) => s.w.terminate()));
+    this.workers.length = 0;
+  }
+
+  private failAll(slot: { busy: number }, err: Error): void {
+    for (const [id, p] of this.pending) {
+      if (p.slot !== slot) continue;
+      this.pending.delete(id);
+      p.reject(new TopicrawlError('E_INTERNAL', `analysis worker failed: ${err.message}`));
+    }
+  }
+}

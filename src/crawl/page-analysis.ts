@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { decodeHtml } from '../fetch/charset.js';
+import { Parse5Parser } from '../parse/html-parser.js';
+import { KeywordScorer } from '../relevance/keyword-scorer.js';
+import { compressBody } from '../store/body-codec.js';
+import { hostKey } from '../url/host.js';
+import { tryNormalizeUrl } from '../url/normalize.js';
+import { createScope } from '../url/scope.js';
+import { urlHash } from '../url/url-hash.js';
+
+/** The slice of the configuration page analysis needs (plain data: it crosses to worker threads). */
+export interface AnalysisConfig {
+  keywords: Record<string, number>;
+  fields: { title: number; headings: number; anchor: number; body: number };
+  scope: { hosts: string[]; include: string[]; exclude: string[] };
+}
+
+export interface AnalysisInput {
+  url: string;
+  host: string;
+  /** The decompressed response body. */
+  body: Uint8Array;
+  /** Raw Content-Type header, for the charset. */
+  contentType: string | null;
+  /** Parse, score and extract links (HTML 2xx); otherwise only compress the body. */
+  html: boolean;
+  /** Anchor texts of links known to point here. */
+  anchors: string[];
+}
+
+/** A link ready for the frontier: normalised, in scope, deduplicated within the page. */
+export interface AnalyzedLink {
+  url: string;
+  hash: Uint8Array;
+  host: string;
+  anchor: string;
+}
+
+export interface PageAnalysis {
+  charset: string | null;
+  title: string | null;
+  relevance: number | null;
+  /** 16 bytes of SHA-256 over title and visible text: exact duplicate content. */
+  contentHash: Uint8Array | null;
+  links: AnalyzedLink[];
+  /** Links left out before the frontier, by reason (invalid, self, host, include, exclude, media, …). */
+  dropped: Record<string, number>;
+  /** rel=canonical when it names another URL of the same host (normalised). */
+  canonical: string | null;
+  noindex: boolean;
+  nofollow: boolean;
+  /** The body compressed for the store. */
+  stored: { data: Uint8Array; codec: 'br' | 'identity' };
+}
+
+/**
+ * The CPU-heavy, side-effect-free part of handling a page: charset decoding, parsing, relevance,
+ * content hash, link normalisation, scoping and hashing, and body compression. It needs no store,
+ * so it runs in worker threads (analyzer-pool.ts) while the main thread fetches and records.
+ */
+export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => PageAnalysis {
+  const parser = new Parse5Parser();
+  const scorer = new KeywordScorer({ keywords: cfg.keywords, fields: cfg.fields });
+  const scope = createScope(cfg.scope);
+  return (input) => {
+    const body = Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength);
+    const stored = compressBody(body);
+    const out: PageAnalysis = {
+      charset: null, title: null, relevance: null, contentHash: null, links: [], dropped: {}, canonical: null,
+      noindex: false, nofollow: false, stored,
+    };
+    if (!input.html) return out;
+    const decoded = decodeHtml(body, input.contentType);
+    const page = parser.parse(decoded.text, input.url);
+    out.charset = decoded.charset;
+    out.title = page.title;
+    out.relevance = scorer.score({ url: input.url, title: page.title, headings: page.headings, anchors: input.anchors, body: page.text });
+    out.contentHash = createHash('sha256').update(page.title).update('\n').update(page.text).digest().subarray(0, 16);
+    out.noindex = page.robots.noindex;
+    out.nofollow = page.robots.nofollow;
+    if (out.nofollow) return out;
+    const drop = (why: string) => (out.dropped[why] = (out.dropped[why] ?? 0) + 1);
+    const byUrl = new Map<string, AnalyzedLink>();
+    const add = (raw: string, text: string) => {
+      const url = tryNormalizeUrl(raw);
+      if (!url) return drop('invalid');
+      const seen = byUrl.get(url);
+      if (seen) {
+        if (text && !seen.anchor.includes(text)) seen.anchor = seen.anchor ? `${seen.anchor} | ${text}` : text;
+        return;
+      }
+      if (url === input.url) return drop('self');
+      const d = scope(url);
+      if (!d.ok) return drop(d.reason);
+      byUrl.set(url, { url, hash: urlHash(url), host: hostKey(url), anchor: text });
+    };
+    if (page.canonical) {
+      const canon = tryNormalizeUrl(page.canonical);
+      if (canon && canon !== input.url && hostKey(canon) === input.host) {
+        out.canonical = canon;
+        add(canon, '');
+      }
+    }
+    for (const l of page.links) {
+      if (l.rel.includes('nofollow')) drop('nofollow');
+      else add(l.url, l.text);
+    }
+    out.links = [...byUrl.values()];
+    return out;
+  };
+}

@@ -1,0 +1,76 @@
+import { TopicrawlError, type ErrorCode } from '../errors.js';
+
+/** A page-level fetch failure, as recorded in {@link FetchResult.error}. */
+export interface FetchFailure {
+  code: ErrorCode;
+  message: string;
+}
+
+const NODE_CODES: Record<string, ErrorCode> = {
+  ENOTFOUND: 'E_DNS',
+  EAI_AGAIN: 'E_DNS',
+  EAI_NODATA: 'E_DNS',
+  EAI_FAIL: 'E_DNS',
+  EAI_NONAME: 'E_DNS',
+  ECONNREFUSED: 'E_CONNECT',
+  EHOSTUNREACH: 'E_CONNECT',
+  ENETUNREACH: 'E_CONNECT',
+  EHOSTDOWN: 'E_CONNECT',
+  EADDRNOTAVAIL: 'E_CONNECT',
+  ETIMEDOUT: 'E_CONNECT_TIMEOUT',
+  ECONNRESET: 'E_RESET',
+  ECONNABORTED: 'E_RESET',
+  EPIPE: 'E_RESET',
+  UND_ERR_CONNECT_TIMEOUT: 'E_CONNECT_TIMEOUT',
+  UND_ERR_HEADERS_TIMEOUT: 'E_HEADERS_TIMEOUT',
+  UND_ERR_BODY_TIMEOUT: 'E_BODY_TIMEOUT',
+  UND_ERR_SOCKET: 'E_RESET',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'E_RESET',
+  UND_ERR_ABORTED: 'E_ABORTED',
+  UND_ERR_ABORT: 'E_ABORTED',
+  ABORT_ERR: 'E_ABORTED',
+  UND_ERR_CLOSED: 'E_ABORTED',
+  UND_ERR_DESTROYED: 'E_ABORTED',
+  UND_ERR_INVALID_ARG: 'E_INVALID_URL',
+  Z_DATA_ERROR: 'E_DECODE',
+  Z_BUF_ERROR: 'E_DECODE',
+  ERR_BROTLI_DECOMPRESSION_FAILED: 'E_DECODE',
+  ERR__ERROR_FORMAT_PADDING_1: 'E_DECODE',
+};
+
+function codeOf(err: unknown): ErrorCode | undefined {
+  if (err instanceof TopicrawlError) return err.code;
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { code?: unknown; name?: unknown; errno?: unknown };
+  if (typeof e.code === 'string') {
+    const mapped = NODE_CODES[e.code];
+    if (mapped) return mapped;
+    // llhttp parser errors: the server sent something that is not HTTP/1.x.
+    if (e.code.startsWith('HPE_')) return 'E_HTTP';
+  }
+  if (e.name === 'AbortError') return 'E_ABORTED';
+  return undefined;
+}
+
+/**
+ * Maps anything thrown while fetching (undici, node:net, node:dns, node:zlib errors, or a
+ * TopicrawlError) to a stable page-level code. Looks through `cause` chains; unknown → E_INTERNAL.
+ */
+export function mapFetchError(err: unknown): FetchFailure {
+  let cur: unknown = err;
+  for (let depth = 0; depth < 5 && cur; depth++) {
+    const code = codeOf(cur);
+    if (code) return { code, message: messageOf(err) };
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return { code: 'E_INTERNAL', message: messageOf(err) };
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    const base = err.message || err.name;
+    return typeof code === 'string' && !base.includes(code) ? `${code}: ${base}` : base;
+  }
+  return String(err);
+}

@@ -1,0 +1,202 @@
+import mod from 'robots-parser';
+import type { Fetcher } from './fetcher.js';
+
+// robots-parser is CommonJS (module.exports = function); under NodeNext its typed default is one level down.
+const robotsParser = mod as unknown as typeof mod.default;
+
+/**
+ * The robots.txt rules of one origin for our user agent (RFC 9309). `isAllowed` takes a URL (or a
+ * path) and judges its path and query against the rules; "/robots.txt" is always allowed.
+ */
+export interface RobotsRules {
+  isAllowed(url: string): boolean;
+  /** Crawl-delay of the matching group, in ms; null if none. */
+  crawlDelayMs: number | null;
+  /** Absolute `Sitemap:` URLs, in file order, without duplicates. */
+  sitemaps: string[];
+  /** 'ok': parsed from a 2xx file; 'allow-all': 4xx or unavailable; 'disallow-all': 5xx / unreachable. */
+  status: 'ok' | 'allow-all' | 'disallow-all';
+}
+
+/** The product token used for group matching: the user agent up to the first "/" (or space), lower-cased. */
+export function productToken(userAgent: string): string {
+  return userAgent.trim().split(/[/\s]/, 1)[0].toLowerCase() || '*';
+}
+
+function pathOf(url: string): string | null {
+  try {
+    const u = new URL(url, 'http://robots.invalid/');
+    return u.pathname + u.search;
+  } catch {
+    return null;
+  }
+}
+
+const DIRECTIVE = /^([ \t]*)(user-agent|allow|disallow|sitemap|crawl-delay)(?:[ \t]*:[ \t]*|[ \t]+)(.*)$/i;
+
+/**
+ * Smooths over what robots-parser reads more strictly than RFC 9309 / Google's parser: a directive
+ * whose colon is missing ("disallow /x"), and a user-agent value with more than its product token
+ * ("User-agent: FooBot Bar/1.0" names the group "foobot").
+ */
+function normaliseRobotsText(text: string): string {
+  return text
+    .replace(/^\uFEFF/, '')
+    .split(/\r\n|\r|\n/)
+    .map((line) => {
+      const m = DIRECTIVE.exec(line);
+      if (!m) return line;
+      const value = m[2].toLowerCase() === 'user-agent' ? (m[3].trim().split(/[\s#]/, 1)[0] ?? '') : m[3];
+      return `${m[1]}${m[2]}: ${value}`;
+    })
+    .join('\n');
+}
+
+/** Parses a robots.txt body. `robotsUrl` is where it was found (for relative sitemaps). */
+export function parseRobots(text: string, robotsUrl: string, userAgent: string): RobotsRules {
+  const base = new URL('/robots.txt', robotsUrl);
+  const robots = robotsParser(base.href, normaliseRobotsText(text));
+  const token = productToken(userAgent);
+  const delay = robots.getCrawlDelay(token);
+  const sitemaps: string[] = [];
+  for (const s of robots.getSitemaps()) {
+    try {
+      const abs = new URL(s.trim(), robotsUrl).href;
+      if (!sitemaps.includes(abs)) sitemaps.push(abs);
+    } catch {
+      // not a URL: skip
+    }
+  }
+  return {
+    status: 'ok',
+    crawlDelayMs: typeof delay === 'number' && Number.isFinite(delay) && delay >= 0 ? Math.round(delay * 1000) : null,
+    sitemaps,
+    isAllowed(url: string): boolean {
+      const path = pathOf(url);
+      if (path === null) return false;
+      if (path === '/robots.txt') return true;
+      // Judge the path on the robots.txt origin: the parser ignores URLs of other origins.
+      return robots.isAllowed(base.origin + path, token) !== false;
+    },
+  };
+}
+
+const ALLOW_ALL: RobotsRules = Object.freeze({ status: 'allow-all', crawlDelayMs: null, sitemaps: [], isAllowed: () => true });
+const DISALLOW_ALL: RobotsRules = Object.freeze({
+  status: 'disallow-all',
+  crawlDelayMs: null,
+  sitemaps: [],
+  isAllowed: (url: string) => pathOf(url) === '/robots.txt',
+});
+
+export interface RobotsCacheOptions {
+  userAgent: string;
+  /** How long fetched rules (2xx and 4xx) are kept. Default 24 h. */
+  ttlMs?: number;
+  /** How long a 5xx / network-error "disallow all" is kept. Default 10 min. */
+  errorTtlMs?: number;
+  /** robots.txt bytes parsed at most (RFC 9309: at least 500 KiB). Default 500 KiB. */
+  maxBytes?: number;
+  /** Redirect hops followed. Default 5. */
+  maxRedirects?: number;
+  /** Origins kept at most; the oldest entry goes first. Default 100 000. */
+  maxEntries?: number;
+  now?: () => number;
+}
+
+interface Entry {
+  rules: RobotsRules;
+  expires: number;
+}
+
+/**
+ * robots.txt rules per origin, fetched through a {@link Fetcher} and cached. 2xx → parsed (a file
+ * over maxBytes is parsed up to its last whole line within maxBytes; one too large to read at all,
+ * over 4 × maxBytes by Content-Length, counts as unreachable); 3xx → followed up to maxRedirects hops, then
+ * allow all; 4xx → allow all; 429, 5xx or a network error → disallow all, cached for errorTtlMs
+ * only. Concurrent get() calls for one origin share one fetch. get() never rejects.
+ */
+export class RobotsCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly inflight = new Map<string, Promise<RobotsRules>>();
+  private readonly ttlMs: number;
+  private readonly errorTtlMs: number;
+  private readonly maxBytes: number;
+  private readonly maxRedirects: number;
+  private readonly maxEntries: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly fetcher: Fetcher,
+    private readonly opts: RobotsCacheOptions,
+  ) {
+    this.ttlMs = opts.ttlMs ?? 24 * 3600_000;
+    this.errorTtlMs = opts.errorTtlMs ?? 10 * 60_000;
+    this.maxBytes = opts.maxBytes ?? 500 * 1024;
+    this.maxRedirects = opts.maxRedirects ?? 5;
+    this.maxEntries = opts.maxEntries ?? 100_000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** The rules for the origin of `url` (an invalid or non-HTTP URL gets "disallow all", uncached). */
+  get(url: string): Promise<RobotsRules> {
+    let origin: string;
+    try {
+      const u = new URL(url);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') return Promise.resolve(DISALLOW_ALL);
+      origin = u.origin;
+    } catch {
+      return Promise.resolve(DISALLOW_ALL);
+    }
+    const entry = this.entries.get(origin);
+    if (entry && entry.expires > this.now()) return Promise.resolve(entry.rules);
+    const pending = this.inflight.get(origin);
+    if (pending) return pending;
+    const p = this.load(origin).finally(() => this.inflight.delete(origin));
+    this.inflight.set(origin, p);
+    return p;
+  }
+
+  private async load(origin: string): Promise<RobotsRules> {
+    let rules: RobotsRules;
+    try {
+      rules = await this.fetchRules(origin);
+    } catch {
+      rules = DISALLOW_ALL;
+    }
+    this.entries.delete(origin);
+    this.entries.set(origin, { rules, expires: this.now() + (rules.status === 'disallow-all' ? this.errorTtlMs : this.ttlMs) });
+    if (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    return rules;
+  }
+
+  private async fetchRules(origin: string): Promise<RobotsRules> {
+    let target = `${origin}/robots.txt`;
+    for (let hop = 0; ; hop++) {
+      // Ask for more than we parse: a fetcher drops a body whose Content-Length is over its cap.
+      const r = await this.fetcher.fetch(target, { maxBytes: this.maxBytes * 4 });
+      const s = r.status;
+      if (s >= 200 && s < 300) {
+        if (r.error && (r.error.code !== 'E_TOO_LARGE' || r.body.length === 0)) return DISALLOW_ALL; // unreachable
+        const body = r.body.length > this.maxBytes || r.error ? cutAtLastLine(r.body.subarray(0, this.maxBytes)) : r.body.toString('utf8');
+        return parseRobots(body, target, this.opts.userAgent);
+      }
+      if (s >= 300 && s < 400) {
+        if (!r.location || hop >= this.maxRedirects) return ALLOW_ALL; // unavailable (RFC 9309 §2.3.1.2)
+        target = r.location;
+        continue;
+      }
+      if (s === 429 || s >= 500 || s === 0) return DISALLOW_ALL;
+      if (s >= 400) return ALLOW_ALL;
+      return DISALLOW_ALL; // 1xx or nonsense
+    }
+  }
+}
+
+function cutAtLastLine(body: Buffer): string {
+  const nl = body.lastIndexOf(0x0a);
+  return (nl >= 0 ? body.subarray(0, nl + 1) : body).toString('utf8');
+}

@@ -1,0 +1,232 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { brotliCompressSync, createGzip, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { UndiciFetcher } from '../../src/fetch/undici-fetcher.js';
+import type { FetcherOptions } from '../../src/fetch/fetcher.js';
+import { serve, type TestServer } from './serve.js';
+
+const servers: TestServer[] = [];
+const fetchers: UndiciFetcher[] = [];
+afterEach(async () => {
+  await Promise.all(fetchers.splice(0).map((f) => f.close()));
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function setup(handler: Parameters<typeof serve>[0], opts: Partial<FetcherOptions> = {}) {
+  const srv = await serve(handler);
+  servers.push(srv);
+  const fetcher = new UndiciFetcher({
+    userAgent: 'topicrawl/0.1 (+test)',
+    connectTimeoutMs: 2000,
+    headersTimeoutMs: 2000,
+    bodyTimeoutMs: 2000,
+    maxPageBytes: 1 << 20,
+    resolve: { 'some.example': `127.0.0.1:${srv.port}` },
+    ...opts,
+  });
+  fetchers.push(fetcher);
+  return { srv, fetcher };
+}
+
+describe('UndiciFetcher', () => {
+  it('maps a host to the loopback server, keeping the Host header and the URL', async () => {
+    const { srv, fetcher } = await setup((req, res) => {
+      res.setHeader('Content-Type', 'text/html; charset=GBK');
+      res.setHeader('X-Multi', ['a', 'b']);
+      res.end(`<p>${req.url}</p>`);
+    });
+    const r = await fetcher.fetch('http://some.example/path/x?q=1#frag');
+    expect(r.error).toBeUndefined();
+    expect(r.status).toBe(200);
+    expect(r.body.toString()).toBe('<p>/path/x?q=1</p>');
+    expect(r.contentType).toBe('text/html');
+    expect(r.headers['content-type']).toBe('text/html; charset=GBK');
+    expect(r.headers['x-multi']).toBe('a, b');
+    expect(r.remoteAddress).toBe('127.0.0.1');
+    expect(r.wireBytes).toBe(r.body.length);
+    expect(r.url).toBe('http://some.example/path/x?q=1#frag');
+    const req = srv.requests[0];
+    expect(req.headers.host).toBe('some.example');
+    expect(req.headers['user-agent']).toBe('topicrawl/0.1 (+test)');
+    expect(req.headers.accept).toBe('text/html,application/xhtml+xml;q=0.9,*/*;q=0.5');
+    expect(req.headers['accept-encoding']).toBe('gzip, deflate, br');
+  });
+
+  it('honours "host:port" keys, address-only values and extra request headers', async () => {
+    const srv = await serve((req, res) => res.end(`${req.headers.host} ${req.headers['if-none-match']}`));
+    servers.push(srv);
+    const fetcher = new UndiciFetcher({
+      userAgent: 'ua', connectTimeoutMs: 1000, headersTimeoutMs: 1000, bodyTimeoutMs: 1000, maxPageBytes: 1000,
+      resolve: { [`other.example:${srv.port}`]: '127.0.0.1', 'other.example': '127.0.0.1:1' },
+    });
+    fetchers.push(fetcher);
+    const r = await fetcher.fetch(`http://OTHER.example:${srv.port}/`, { headers: { 'If-None-Match': '"abc"' } });
+    expect(r.error).toBeUndefined();
+    expect(r.body.toString()).toBe(`other.example:${srv.port} "abc"`);
+  });
+
+  it('returns 3xx with an absolute location and does not follow it', async () => {
+    const { srv, fetcher } = await setup((req, res) => {
+      if (req.url === '/a/old') res.writeHead(301, { Location: '../new?x=1' }).end('moved');
+      else res.end('target');
+    });
+    const r = await fetcher.fetch('http://some.example/a/old');
+    expect(r.status).toBe(301);
+    expect(r.location).toBe('http://some.example/new?x=1');
+    expect(srv.requests).toHaveLength(1);
+    const ok = await fetcher.fetch('http://some.example/');
+    expect(ok.location).toBeNull();
+  });
+
+  it.each([
+    ['gzip', (b: Buffer) => gzipSync(b)],
+    ['x-gzip', (b: Buffer) => gzipSync(b)],
+    ['deflate', (b: Buffer) => deflateSync(b)],
+    ['deflate', (b: Buffer) => deflateRawSync(b)],
+    ['br', (b: Buffer) => brotliCompressSync(b)],
+    ['identity', (b: Buffer) => b],
+  ])('decodes Content-Encoding %s', async (encoding, compress) => {
+    const plain = Buffer.from('<html>' + 'hello 烟草 '.repeat(5000) + '</html>');
+    const wire = compress(plain);
+    const { fetcher } = await setup((_req, res) => res.writeHead(200, { 'Content-Encoding': encoding }).end(wire));
+    const r = await fetcher.fetch('http://some.example/');
+    expect(r.error).toBeUndefined();
+    expect(r.body.equals(plain)).toBe(true);
+    expect(r.wireBytes).toBe(wire.length);
+  });
+
+  it('reports a corrupt gzip body as E_DECODE', async () => {
+    const good = gzipSync(Buffer.from('x'.repeat(10000)));
+    const bad = Buffer.concat([good.subarray(0, 12), Buffer.from('garbage garbage garbage'), good.subarray(12)]);
+    const { fetcher } = await setup((_req, res) => res.writeHead(200, { 'Content-Encoding': 'gzip' }).end(bad));
+    const r = await fetcher.fetch('http://some.example/');
+    expect(r.status).toBe(200);
+    expect(r.error?.code).toBe('E_DECODE');
+    expect(r.body.length).toBe(0);
+  });
+
+  it('accepts an empty gzip-labelled body and rejects unknown encodings', async () => {
+    const { fetcher } = await setup((req, res) => {
+      if (req.url === '/empty') res.writeHead(200, { 'Content-Encoding': 'gzip', 'Content-Length': '0' }).end();
+      else res.writeHead(200, { 'Content-Encoding': 'zstd' }).end('whatever');
+    });
+    const empty = await fetcher.fetch('http://some.example/empty');
+    expect(empty.error).toBeUndefined();
+    expect(empty.body.length).toBe(0);
+    const zstd = await fetcher.fetch('http://some.example/zstd');
+    expect(zstd.error?.code).toBe('E_DECODE');
+    expect(zstd.status).toBe(200);
+  });
+
+  it('stops a gzip bomb at the cap, early', async () => {
+    const member = gzipSync(Buffer.alloc(16 << 20)); // 16 MiB of zeros, ~16 KB
+    const members = 640; // 10 GiB decoded, ~10 MB on the wire
+    let sent = 0;
+    let closedAt = -1;
+    const { fetcher } = await setup((_req, res) => {
+      res.writeHead(200, { 'Content-Encoding': 'gzip' });
+      res.on('close', () => (closedAt = sent));
+      const pump = (): void => {
+        while (sent < members && !res.destroyed) {
+          sent++;
+          if (!res.write(member)) return void res.once('drain', pump);
+        }
+        if (sent >= members) res.end();
+      };
+      pump();
+    }, { maxPageBytes: 100_000, bodyTimeoutMs: 20_000 });
+    const t0 = Date.now();
+    const r = await fetcher.fetch('http://some.example/bomb');
+    expect(r.error?.code).toBe('E_TOO_LARGE');
+    expect(r.body.length).toBe(100_000);
+    expect(r.body.every((b) => b === 0)).toBe(true);
+    expect(r.wireBytes).toBeLessThan(members * member.length);
+    expect(Date.now() - t0).toBeLessThan(3000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(closedAt).toBeGreaterThanOrEqual(0); // the server saw the connection go
+    expect(closedAt).toBeLessThan(members);
+  });
+
+  it('cuts an oversize body at the cap and keeps its first bytes', async () => {
+    const big = Buffer.alloc(300_000);
+    for (let i = 0; i < big.length; i++) big[i] = i % 251;
+    const { fetcher } = await setup((req, res) => {
+      if (req.url === '/chunked') {
+        res.write(big.subarray(0, 150_000));
+        res.end(big.subarray(150_000));
+      } else res.end(big); // with Content-Length
+    }, { maxPageBytes: 100_000 });
+    const chunked = await fetcher.fetch('http://some.example/chunked');
+    expect(chunked.error?.code).toBe('E_TOO_LARGE');
+    expect(chunked.body.equals(big.subarray(0, 100_000))).toBe(true);
+    const declared = await fetcher.fetch('http://some.example/declared');
+    expect(declared.error?.code).toBe('E_TOO_LARGE');
+    expect(declared.body.length).toBe(0);
+    expect(declared.wireBytes).toBe(0);
+    const small = await fetcher.fetch('http://some.example/declared', { maxBytes: 300_000 });
+    expect(small.error).toBeUndefined();
+    expect(small.body.equals(big)).toBe(true);
+  });
+
+  it('times out slow headers', async () => {
+    const { fetcher } = await setup((_req, res) => void setTimeout(() => res.end('late'), 3000), { headersTimeoutMs: 200 });
+    const t0 = Date.now();
+    const r = await fetcher.fetch('http://some.example/');
+    expect(r.error?.code).toBe('E_HEADERS_TIMEOUT');
+    expect(r.status).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(1500);
+  });
+
+  it('enforces an overall body deadline against a slow drip', async () => {
+    const { fetcher } = await setup((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html' });
+      const t = setInterval(() => res.write('x'), 50);
+      res.on('close', () => clearInterval(t));
+    }, { bodyTimeoutMs: 400 });
+    const t0 = Date.now();
+    const r = await fetcher.fetch('http://some.example/');
+    const took = Date.now() - t0;
+    expect(r.status).toBe(200);
+    expect(r.error?.code).toBe('E_BODY_TIMEOUT');
+    expect(took).toBeGreaterThanOrEqual(350);
+    expect(took).toBeLessThan(1500);
+    expect(r.wireBytes).toBeGreaterThan(0);
+  });
+
+  it('reports a connection reset mid-response and before the response', async () => {
+    const { fetcher } = await setup((req, res) => {
+      if (req.url === '/mid') {
+        res.writeHead(200, { 'Content-Length': '100000' });
+        res.write('x'.repeat(1000), () => setTimeout(() => req.socket.destroy(), 20));
+      } else req.socket.destroy();
+    });
+    const mid = await fetcher.fetch('http://some.example/mid');
+    expect(mid.error?.code).toBe('E_RESET');
+    expect(mid.body.length).toBe(0);
+    const before = await fetcher.fetch('http://some.example/before');
+    expect(before.error?.code).toBe('E_RESET');
+    expect(before.status).toBe(0);
+  });
+
+  it('reports a refused connection, bad URLs and an aborted request', async () => {
+    const { srv, fetcher } = await setup((_req, res) => void setTimeout(() => res.end('x'), 1000));
+    const r1 = await fetcher.fetch('http://some.example/slow', { signal: AbortSignal.timeout(100) });
+    expect(r1.error?.code).toBe('E_ABORTED');
+    await srv.close();
+    const refused = await fetcher.fetch('http://some.example/');
+    expect(refused.error?.code).toBe('E_CONNECT');
+    expect((await fetcher.fetch('ftp://some.example/')).error?.code).toBe('E_INVALID_URL');
+    expect((await fetcher.fetch('not a url')).error?.code).toBe('E_INVALID_URL');
+  });
+
+  it('reuses connections and closes them on close()', async () => {
+    const { srv, fetcher } = await setup((_req, res) => res.end('ok'), { connectionsPerOrigin: 2 });
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => fetcher.fetch(`http://some.example/${i}`)));
+    expect(results.every((r) => r.status === 200 && r.body.toString() === 'ok')).toBe(true);
+    const sockets = new Set(srv.requests.map((r) => r.socket));
+    expect(sockets.size).toBeLessThanOrEqual(2);
+    await fetcher.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect([...sockets].every((s) => s.destroyed)).toBe(true);
+    expect((await fetcher.fetch('http://some.example/')).error?.code).toBe('E_ABORTED');
+  });
+});
