@@ -105,8 +105,9 @@ export async function runDemo(args: { json?: boolean; db?: string; topic?: strin
         db: args.db ?? join(dir!, 'demo.db'),
         fresh: true,
         json: args.json,
-        // a corpus on loopback needs no real politeness delay; keep a small one so the scheduler shows
-        set: ['politeness.delay_ms=20', 'politeness.concurrency=8', ...(args.set ?? [])],
+        // a corpus on loopback needs no real politeness delay (keep a small one so the scheduler
+        // shows); a budget of half the corpus shows the focus: harvest above the corpus's base rate
+        set: ['politeness.delay_ms=20', 'politeness.concurrency=8', 'limits.max_pages=50', ...(args.set ?? [])],
       },
       out,
     );

@@ -3,10 +3,18 @@ import type { LabelHarvest } from '../eval/label-harvest.js';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
+const REASONS: Record<CrawlSummary['reason'], string> = {
+  done: 'finished (nothing left to fetch)',
+  'max-pages': 'finished (page budget reached)',
+  'max-bytes': 'finished (byte budget reached)',
+  signal: 'stopped (interrupted: run the same command to resume)',
+  error: 'stopped by an error',
+};
+
 /** The final summary of a crawl, as lines for a terminal. */
 export function formatSummary(s: CrawlSummary, truth?: LabelHarvest | null): string {
   const lines = [
-    `crawl ${s.reason === 'done' ? 'finished' : `stopped (${s.reason})`}: topic ${s.topic}, strategy ${s.strategy}${s.resumed ? ', resumed' : ''}`,
+    `crawl ${REASONS[s.reason]}: topic ${s.topic}, strategy ${s.strategy}${s.resumed ? ', resumed' : ''}`,
     `  db                 ${s.db}`,
     `  pages fetched      ${s.fetched} (${s.fetchedThisRun} in this run, ${s.pagesPerSec.toFixed(1)} pages/s, ${(s.elapsedMs / 1000).toFixed(1)} s)`,
     `  estimated harvest  ${pct(s.harvest)} (${s.relevant} pages at or above the relevance threshold)`,
@@ -15,6 +23,7 @@ export function formatSummary(s: CrawlSummary, truth?: LabelHarvest | null): str
     lines.push(
       `  harvest (labels)   ${pct(truth.harvestRate)} (${truth.relevant}/${truth.fetched} fetched pages labelled "${truth.label}")`,
       `  target recall      ${pct(truth.targetRecall)} (${truth.relevant}/${truth.relevantInCorpus} labelled pages in the corpus)`,
+      `  corpus base rate   ${pct(truth.corpusPages ? truth.relevantInCorpus / truth.corpusPages : 0)} (what a crawl of every page would harvest)`,
     );
   }
   lines.push(

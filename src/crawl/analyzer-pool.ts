@@ -3,14 +3,19 @@ import { availableParallelism } from 'node:os';
 import { TopicrawlError } from '../errors.js';
 import { createAnalyzer, type AnalysisConfig, type AnalysisInput, type PageAnalysis } from './page-analysis.js';
 
+interface Slot {
+  w: Worker;
+  busy: number;
+}
+
 /**
  * Runs page analysis on worker threads so parsing and scoring use the machine's other cores while
  * the main thread fetches and writes the store. With `workers: 0` it runs inline (same results).
  * The default is one worker per core beyond the first (at least one, at most 4).
  */
 export class AnalyzerPool {
-  private readonly workers: { w: Worker; busy: number }[] = [];
-  private readonly pending = new Map<number, { resolve: (a: PageAnalysis) => void; reject: (e: Error) => void; slot: { busy: number } }>();
+  private readonly workers: Slot[] = [];
+  private readonly pending = new Map<number, { resolve: (a: PageAnalysis) => void; reject: (e: Error) => void; slot: Slot }>();
   private readonly inline: ((i: AnalysisInput) => PageAnalysis) | null;
   private nextId = 1;
 
@@ -23,7 +28,7 @@ export class AnalyzerPool {
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
-        p.slot.busy--;
+        if (--p.slot.busy === 0) p.slot.w.unref();
         if (m.result) p.resolve(m.result);
         else p.reject(new TopicrawlError('E_PARSE', m.error ?? 'page analysis failed'));
       });
@@ -48,7 +53,7 @@ export class AnalyzerPool {
     let slot = this.workers[0];
     for (const s of this.workers) if (s.busy < slot.busy) slot = s;
     const id = this.nextId++;
-    slot.busy++;
+    if (slot.busy++ === 0) slot.w.ref();
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, slot });
       slot.w.postMessage({ id, input });
@@ -60,7 +65,7 @@ export class AnalyzerPool {
     this.workers.length = 0;
   }
 
-  private failAll(slot: { busy: number }, err: Error): void {
+  private failAll(slot: Slot, err: Error): void {
     for (const [id, p] of this.pending) {
       if (p.slot !== slot) continue;
       this.pending.delete(id);

@@ -75,7 +75,7 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
     out.charset = decoded.charset;
     out.title = page.title;
     out.relevance = scorer.score({ url: input.url, title: page.title, headings: page.headings, anchors: input.anchors, body: page.text });
-    out.contentHash = createHash('sha256').update(page.title).update('\n').update(page.text).digest().subarray(0, 16);
+    out.contentHash = new Uint8Array(createHash('sha256').update(page.title).update('\n').update(page.text).digest().subarray(0, 16));
     out.noindex = page.robots.noindex;
     out.nofollow = page.robots.nofollow;
     if (out.nofollow) return out;
@@ -92,7 +92,8 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
       if (url === input.url) return drop('self');
       const d = scope(url);
       if (!d.ok) return drop(d.reason);
-      byUrl.set(url, { url, hash: urlHash(url), host: hostKey(url), anchor: text });
+      // a copy with its own buffer: a pooled Buffer's slice would clone the whole pool slab to the main thread
+      byUrl.set(url, { url, hash: new Uint8Array(urlHash(url)), host: hostKey(url), anchor: text });
     };
     if (page.canonical) {
       const canon = tryNormalizeUrl(page.canonical);

@@ -7,6 +7,8 @@ export interface LabelHarvest {
   relevant: number;
   harvestRate: number;
   relevantInCorpus: number;
+  /** Pages listed in the labels file. */
+  corpusPages: number;
   targetRecall: number;
 }
 
@@ -27,7 +29,7 @@ export function labelHarvest(db: Database.Database, labels: Map<string, string[]
     if (truth.has(r.url)) relevant++;
   }
   return {
-    label, fetched, relevant, harvestRate: fetched ? relevant / fetched : 0, relevantInCorpus: truth.size,
+    label, fetched, relevant, harvestRate: fetched ? relevant / fetched : 0, relevantInCorpus: truth.size, corpusPages: labels.size,
     targetRecall: truth.size ? relevant / truth.size : 0,
   };
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import iconv from 'iconv-lite';
 
 /** The decoded text of a page, the encoding used (an iconv-lite name) and where it came from. */
@@ -56,16 +57,10 @@ export function sniffMetaCharset(body: Buffer): string | null {
   return null;
 }
 
-const utf8Fatal = new TextDecoder('utf-8', { fatal: true });
 
 /** True if the bytes are valid UTF-8. */
 export function isValidUtf8(body: Buffer): boolean {
-  try {
-    utf8Fatal.decode(body);
-    return true;
-  } catch {
-    return false;
-  }
+  return isUtf8(body); // native validation: no decode
 }
 
 /** Counts multi-byte UTF-8 sequences (lead bytes 0xC2–0xF4); only meaningful for valid UTF-8. */

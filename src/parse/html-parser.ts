@@ -67,28 +67,14 @@ function isSpace(c: number): boolean {
  * One pass over char codes, slices joined once.
  */
 export function collapseWhitespace(s: string, keepBreaks = true): string {
-  const n = s.length;
-  const out: string[] = [];
-  let start = -1; // start of the current non-space stretch
-  let pendingSep = ''; // separator to emit before the next stretch
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (isSpace(c)) {
-      if (start >= 0) {
-        out.push(s.slice(start, i));
-        start = -1;
-        pendingSep = ' ';
-      } else if (out.length > 0 && pendingSep === '') pendingSep = ' ';
-      if (c === 0 && keepBreaks && out.length > 0) pendingSep = '\n';
-    } else if (start < 0) {
-      if (pendingSep !== '' && out.length > 0) out.push(pendingSep);
-      pendingSep = '';
-      start = i;
-    }
-  }
-  if (start >= 0) out.push(start === 0 ? s : s.slice(start));
-  return out.length === 1 ? out[0] : out.join('');
+  // native regexes beat a per-char loop several times over; \s covers the same Unicode spaces
+  const spaced = s.replace(WHITESPACE_RUN, ' ');
+  return (spaced.includes(BREAK) ? spaced.replace(BREAK_RUN, keepBreaks ? '\n' : ' ') : spaced).trim();
 }
+
+const WHITESPACE_RUN = /\s+/g;
+/** a run of block markers and the single spaces around them (after WHITESPACE_RUN) */
+const BREAK_RUN = / ?\u0000[\u0000 ]*/g;
 
 function tryUrl(href: string, base: URL | null): URL | null {
   try {

@@ -22,7 +22,7 @@
  * strings; see tokenize.ts). Two cases follow from the rule without segmenting: a one-character
  * candidate (always inside one word) and a candidate that is its whole run (its edges are boundaries).
  * Decisions are memoised by (window text, offsets) in a bounded map: navigation, boilerplate and
- * repeated phrases recur across pages and fields, and the result depends on nothing else.
+ * repeated phrases recur within and across pages, and the result depends on nothing else.
  *
  * The text segmented is lower-cased but not script-folded (same length and offsets as the folded text):
  * ICU's dictionary knows traditional words that character folding would break (煙葉 is one word,
@@ -40,9 +40,12 @@ export const SHORT_RUN = 64;
 /** Longest merged window handed to the segmenter. */
 export const MAX_WINDOW = 256;
 
-const MEMO_MAX = 20_000;
-/** Decisions seen so far, keyed by "a,b,window": a pure function's results (boilerplate and repeated phrases recur). */
-let memo = new Map<string, boolean>();
+const MEMO_MAX = 10_000;
+/**
+ * Decisions seen so far: window text → (a · 2^16 + b) → accepted. A pure function's results, kept
+ * because navigation, boilerplate and repeated phrases recur within and across pages.
+ */
+let memo = new Map<string, Map<number, boolean>>();
 
 /** Forgets memoised decisions (benchmarks use it to measure the segmenter's cost). */
 export function clearCjkMemo(): void {
@@ -63,28 +66,41 @@ function inRun(text: string, i: number): boolean {
   return isCjk(c) || (isLow(c) && i > 0 && isCjk(text.charCodeAt(i - 1)));
 }
 
+/** Finds the CJK run around candidates, remembering the last one (candidates come sorted by start). */
+class RunFinder {
+  start = 0;
+  end = -1;
+  constructor(private readonly text: string) {}
+
+  /** Sets start/end to the run containing [s, e). */
+  find(s: number, e: number): void {
+    if (s >= this.start && e <= this.end) return;
+    const { text } = this;
+    let rs = s;
+    while (rs > 0 && inRun(text, rs - 1)) rs--;
+    let re = e;
+    while (re < text.length && inRun(text, re)) re++;
+    this.start = rs;
+    this.end = re;
+  }
+}
+
 /**
- * The window segmented for candidate [s, e) (see the file header), as [start, end) packed into `out`.
- * Never splits a surrogate pair.
+ * The window segmented for candidate [s, e) in run [rs, re) (see the file header), as [start, end)
+ * packed into `out`. Never splits a surrogate pair.
  */
-function windowOf(text: string, s: number, e: number, out: [number, number]): void {
-  let ws = s;
-  const minStart = Math.max(0, s - SHORT_RUN);
-  while (ws > minStart && inRun(text, ws - 1)) ws--;
-  const runStartFound = ws === 0 || !inRun(text, ws - 1);
-  let we = e;
-  const maxEnd = Math.min(text.length, e + SHORT_RUN);
-  while (we < maxEnd && inRun(text, we)) we++;
-  const runEndFound = we === text.length || !inRun(text, we);
-  if (runStartFound && runEndFound && we - ws <= SHORT_RUN) {
-    out[0] = ws;
-    out[1] = we;
+function windowOf(text: string, s: number, e: number, rs: number, re: number, out: [number, number]): void {
+  if (re - rs <= SHORT_RUN) {
+    out[0] = rs;
+    out[1] = re;
     return;
   }
+  let ws = rs;
   if (ws < s - CONTEXT) {
     ws = s - CONTEXT;
     if (isLow(text.charCodeAt(ws))) ws--;
   }
+  let we = re;
   if (we > e + CONTEXT) {
     we = e + CONTEXT;
     if (isHigh(text.charCodeAt(we - 1))) we++;
@@ -106,56 +122,62 @@ function decide(segments: Intl.Segments, a: number, b: number): boolean {
 }
 
 /**
- * True if the rule decides [s, e) without segmenting: a single character always lies inside one word,
- * and a candidate that is its whole run starts and ends at the run's edges, which are boundaries.
- */
-function trivial(text: string, s: number, e: number): boolean {
-  if (e - s === 1 || (e - s === 2 && isHigh(text.charCodeAt(s)))) return true;
-  return (s === 0 || !inRun(text, s - 1)) && (e === text.length || !inRun(text, e));
-}
-
-/**
  * Decides candidates [starts[k], ends[k]) of CJK keywords in `text` (lower-cased, not folded), sorted by
  * start; each must lie inside one CJK run. Returns 1 (accepted) or 0 (rejected) for each candidate.
+ *
+ * Two cases follow from the rule without segmenting: a one-character candidate (always inside one
+ * word) and a candidate that is its whole run (the run's edges are boundaries).
  */
 export function acceptCjkMatches(text: string, starts: ArrayLike<number>, ends: ArrayLike<number>): Uint8Array {
   const accepted = new Uint8Array(starts.length);
+  const runs = new RunFinder(text);
   const todo: number[] = [];
+  const winStart: number[] = [];
+  const winEnd: number[] = [];
+  const win: [number, number] = [0, 0];
   for (let k = 0; k < starts.length; k++) {
-    if (trivial(text, starts[k], ends[k])) accepted[k] = 1;
-    else todo.push(k);
+    const s = starts[k];
+    const e = ends[k];
+    if (e - s === 1 || (e - s === 2 && isHigh(text.charCodeAt(s)))) {
+      accepted[k] = 1;
+      continue;
+    }
+    runs.find(s, e);
+    if (s === runs.start && e === runs.end) {
+      accepted[k] = 1;
+      continue;
+    }
+    windowOf(text, s, e, runs.start, runs.end, win);
+    todo.push(k);
+    winStart.push(win[0]);
+    winEnd.push(win[1]);
   }
   const n = todo.length;
-  const win: [number, number] = [0, 0];
   let i = 0;
-  let pending = false; // win already holds the window of candidate todo[i]
   while (i < n) {
-    if (!pending) windowOf(text, starts[todo[i]], ends[todo[i]], win);
-    pending = false;
-    const ws = win[0];
-    let we = win[1];
+    // merge the windows of the following candidates that overlap this one (same run), up to MAX_WINDOW
+    const ws = winStart[i];
+    let we = winEnd[i];
     let j = i + 1;
-    for (; j < n; j++) {
-      windowOf(text, starts[todo[j]], ends[todo[j]], win);
-      if (win[0] > we || Math.max(we, win[1]) - ws > MAX_WINDOW) {
-        pending = true;
-        break;
-      }
-      if (win[1] > we) we = win[1];
-    }
+    for (; j < n && winStart[j] <= we && Math.max(we, winEnd[j]) - ws <= MAX_WINDOW; j++) if (winEnd[j] > we) we = winEnd[j];
     const windowText = text.slice(ws, we);
+    let known = memo.get(windowText);
+    if (known === undefined) {
+      if (memo.size >= MEMO_MAX) memo = new Map();
+      known = new Map();
+      memo.set(windowText, known);
+    }
     let segments: Intl.Segments | null = null;
     for (let t = i; t < j; t++) {
       const k = todo[t];
       const a = starts[k] - ws;
       const b = ends[k] - ws;
-      const key = `${a},${b},${windowText}`;
-      let ok = memo.get(key);
+      const key = a * 65536 + b;
+      let ok = known.get(key);
       if (ok === undefined) {
         segments ??= wordSegmenter.segment(windowText);
         ok = decide(segments, a, b);
-        if (memo.size >= MEMO_MAX) memo = new Map();
-        memo.set(key, ok);
+        known.set(key, ok);
       }
       accepted[k] = ok ? 1 : 0;
     }

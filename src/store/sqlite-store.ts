@@ -34,8 +34,22 @@ export class SqliteStore implements Store {
   readonly db: Database.Database;
   private readonly st;
   private fetchSeq: number;
+  private batchOpen = false;
+  private batchPages = 0;
+  private batchTimer: NodeJS.Timeout | null = null;
+  private deferred: unknown = null;
+  private readonly commitEveryMs: number;
+  private readonly commitEveryPages: number;
 
-  constructor(readonly path: string, opts: { readonly?: boolean } = {}) {
+  /**
+   * Group commit: page transactions are savepoints inside one SQLite transaction that is committed
+   * every `commitEveryMs` (default 50) or `commitEveryPages` (default 64), whichever comes first, and
+   * on close. Each page stays all-or-nothing; a crash loses at most the last group, whose pages are
+   * simply fetched again on resume. `commitEveryMs: 0` commits every page.
+   */
+  constructor(readonly path: string, opts: { readonly?: boolean; commitEveryMs?: number; commitEveryPages?: number } = {}) {
+    this.commitEveryMs = opts.commitEveryMs ?? 50;
+    this.commitEveryPages = opts.commitEveryPages ?? 64;
     this.db = openDatabase(path, opts);
     const db = this.db;
     this.st = {
@@ -76,14 +90,43 @@ export class SqliteStore implements Store {
   }
 
   transaction<T>(fn: () => T): T {
+    if (this.deferred) throw this.deferred;
     try {
-      return this.db.transaction(fn)();
+      if (this.commitEveryMs > 0 && !this.batchOpen) {
+        this.db.exec('BEGIN');
+        this.batchOpen = true;
+        this.batchTimer = setTimeout(() => {
+          try {
+            this.commit();
+          } catch (err) {
+            this.deferred = err; // reported by the next write
+          }
+        }, this.commitEveryMs);
+        this.batchTimer.unref();
+      }
+      const result = this.db.transaction(fn)();
+      if (this.batchOpen && ++this.batchPages >= this.commitEveryPages) this.commit();
+      return result;
     } catch (err) {
       if (err instanceof TopicrawlError) throw err;
       if (err instanceof Database.SqliteError) {
         throw new TopicrawlError('E_STORE', `${this.path}: ${err.message}`, { path: this.path, sqlite: err.code }, { cause: err });
       }
       throw err;
+    }
+  }
+
+  /** Commits the current group of page transactions, if any. */
+  commit(): void {
+    if (this.batchTimer) clearTimeout(this.batchTimer);
+    this.batchTimer = null;
+    if (!this.batchOpen) return;
+    this.batchOpen = false;
+    this.batchPages = 0;
+    try {
+      this.db.exec('COMMIT');
+    } catch (err) {
+      throw new TopicrawlError('E_STORE', `${this.path}: commit failed: ${(err as Error).message}`, { path: this.path }, { cause: err });
     }
   }
 
@@ -149,7 +192,9 @@ export class SqliteStore implements Store {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.commit();
+    this.db.close();
   }
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Length in bytes of {@link urlHash}. */
 export const URL_HASH_BYTES = 16;
@@ -10,5 +10,6 @@ export const URL_HASH_BYTES = 16;
  * crawl size (~1e-20 for a billion URLs).
  */
 export function urlHash(url: string): Buffer {
-  return createHash('sha256').update(url, 'utf8').digest().subarray(0, URL_HASH_BYTES);
+  // one-shot hash (2× faster than createHash); its own 32-byte buffer, never a pooled slab
+  return hash('sha256', url, 'buffer').subarray(0, URL_HASH_BYTES);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KeywordScorer } from '../../src/relevance/keyword-scorer.js';
 import type { ScorableDoc } from '../../src/relevance/relevance-scorer.js';
+import { wordSegmenter } from '../../src/relevance/cjk-boundaries.js';
 
 const FIELDS = { title: 3, headings: 2, anchor: 2, body: 1 };
 const FILLER = 'lorem ipsum dolor amet consectetur adipiscing elit sed eiusmod tempor'.split(' ');
@@ -42,6 +43,66 @@ describe('KeywordScorer: Chinese scripts', () => {
     const reps = Math.ceil(100_000 / sentence.length);
     const m = scorer.keywordMatchCounts(doc({ body: sentence.repeat(reps) }));
     expect(m.map((x) => x.counts.body)).toEqual([reps, reps]);
+  });
+});
+
+describe('KeywordScorer: Chinese word boundaries', () => {
+  const words = (t: string) => [...wordSegmenter.segment(t)].map((s) => s.segment);
+  const scorer = new KeywordScorer({
+    keywords: { 草原: 1, 茶叶: 1, 卷烟: 1, 蒙古: 1, 研究: 1, 中国烟草: 1, '草原 tour': 1, 'tea 喝茶叶': 1 },
+    fields: FIELDS,
+  });
+  const count = (kw: string, text: string) => scorer.keywordMatchCounts(doc({ body: text })).find((m) => m.keyword === kw)?.counts.body ?? 0;
+
+  it('rejects a match that straddles a word boundary, in both scripts', () => {
+    expect(words('这批烟草原料来自云南')).toEqual(['这', '批', '烟草', '原料', '来自', '云南']);
+    expect(words('這批煙草原料來自雲南')).toEqual(['這', '批', '煙草', '原料', '來自', '雲南']);
+    expect(count('草原', '这批烟草原料来自云南')).toBe(0);
+    expect(count('草原', '這批煙草原料來自雲南')).toBe(0);
+    expect(words('他们喝茶叶子都掉了')).toEqual(['他们', '喝茶', '叶子', '都', '掉了']);
+    expect(words('他們喝茶葉子都掉了')).toEqual(['他們', '喝茶', '葉子', '都', '掉了']);
+    expect(count('茶叶', '他们喝茶叶子都掉了')).toBe(0);
+    expect(count('茶叶', '他們喝茶葉子都掉了')).toBe(0);
+  });
+
+  it('accepts whole words, runs of whole words and parts of one word, in both scripts', () => {
+    expect(words('内蒙古草原')).toEqual(['内', '蒙古', '草原']);
+    expect(words('內蒙古草原')).toEqual(['內蒙古', '草原']);
+    expect(count('草原', '内蒙古草原')).toBe(1);
+    expect(count('草原', '內蒙古草原')).toBe(1);
+    expect(count('蒙古', '内蒙古草原')).toBe(1); // a whole word
+    expect(count('蒙古', '內蒙古草原')).toBe(1); // inside the word 內蒙古
+    expect(count('茶叶', '买茶叶')).toBe(1);
+    expect(count('茶叶', '買茶葉')).toBe(1);
+    expect(count('卷烟', '卷烟厂')).toBe(1); // 卷烟|厂
+    expect(count('卷烟', '捲煙廠')).toBe(1);
+    expect(count('中国烟草', '中国烟草总公司')).toBe(1); // 中国|烟草|总公司
+    expect(count('中国烟草', '中國煙草總公司')).toBe(1);
+    expect(count('研究', '他是研究生')).toBe(1); // inside 研究生
+  });
+
+  it('applies the rule to the CJK ends of mixed keywords', () => {
+    expect(words('烟草原')).toEqual(['烟草', '原']);
+    expect(count('草原 tour', '内蒙古草原 tour')).toBe(1);
+    expect(count('草原 tour', '烟草原 tour')).toBe(0);
+    expect(count('tea 喝茶叶', 'tea 喝茶叶')).toBe(1);
+    expect(count('tea 喝茶叶', 'tea 喝茶叶子')).toBe(0); // 喝茶|叶子
+  });
+
+  it('keeps score, explain and keywordMatchCounts consistent', () => {
+    const straddle = doc({ title: '烟草原料', body: '这批烟草原料来自云南' });
+    expect(scorer.score(straddle)).toBe(0);
+    expect(scorer.explain(straddle).raw).toBe(0);
+    expect(scorer.keywordMatchCounts(straddle)).toEqual([]);
+    expect(scorer.scoreText('烟草原料')).toBe(0);
+    const real = doc({ title: '草原', body: '内蒙古草原' });
+    expect(scorer.score(real)).toBeGreaterThan(0);
+    expect(scorer.explain(real).score).toBe(scorer.score(real));
+    expect(scorer.keywordMatchCounts(real)).toEqual([
+      { keyword: '草原', weight: 1, counts: { title: 1, headings: 0, anchor: 0, body: 1 } },
+      { keyword: '蒙古', weight: 1, counts: { title: 0, headings: 0, anchor: 0, body: 1 } },
+    ]);
+    expect(scorer.scoreText('内蒙古草原')).toBeGreaterThan(0);
   });
 });
 
