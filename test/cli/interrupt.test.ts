@@ -11,9 +11,11 @@ describe('Ctrl-C', () => {
     const db = join(tmpDir(), 'int.db');
     const args = [
       join(repoRoot, 'bin/topicrawl.js'), 'crawl', join(repoRoot, 'topics/tobacco.yaml'), '--corpus', join(repoRoot, 'corpora/tobacco-demo'),
-      '--db', db, '--set', 'politeness.delay_ms=100', '--set', 'politeness.concurrency=2', '--set', 'limits.max_pages=60',
+      '--db', db, '--set', 'politeness.concurrency=2', '--set', 'limits.max_pages=60',
     ];
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // slow enough to be caught in the middle: 0.5 s between two requests to a host
+    const slow = [...args, '--set', 'politeness.delay_ms=500'];
+    const child = spawn(process.execPath, slow, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -30,7 +32,8 @@ describe('Ctrl-C', () => {
     expect(first.length).toBeGreaterThan(0);
     expect(first.length).toBeLessThan(60);
 
-    const again = await runCli([...args.slice(1), '--json']);
+    // the same command (a faster politeness setting is allowed on resume)
+    const again = await runCli([...args.slice(1), '--set', 'politeness.delay_ms=0', '--json']);
     expect(again.code).toBe(0);
     const s = JSON.parse(again.stdout) as { resumed: boolean; fetched: number; reason: string };
     expect(s).toMatchObject({ resumed: true, fetched: 60, reason: 'max-pages' });
