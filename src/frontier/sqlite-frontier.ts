@@ -64,7 +64,6 @@ export class SqliteFrontier implements Frontier {
   private prepare() {
     const db = this.db;
     return {
-      lookup: db.prepare('SELECT id, host_id, state, depth, priority, life, inlinks, inlink_score FROM urls WHERE hash = ?'),
       insert: db.prepare(
         `INSERT INTO urls (hash, url, host_id, state, depth, priority, life, seq, parent_id, anchor, inlinks, inlink_score, hops, discovered_at, note)
          VALUES (@hash, @url, @hostId, @state, @depth, @priority, @life, @seq, @parentId, @anchor, @inlinks, @inlinkScore, @hops, @at, @note)`,
@@ -105,18 +104,32 @@ export class SqliteFrontier implements Frontier {
 
   lookup(hashes: Buffer[]): Map<string, KnownUrl> {
     const out = new Map<string, KnownUrl>();
-    for (const h of hashes) {
-      const r = this.st.lookup.get(h) as
-        | { id: number; host_id: number; state: number; depth: number; priority: number; life: number; inlinks: number; inlink_score: number }
-        | undefined;
-      if (r) {
-        out.set(h.toString('hex'), {
+    // one statement per chunk of up to 64 hashes instead of one per link
+    for (let i = 0; i < hashes.length; i += 64) {
+      const chunk = hashes.slice(i, i + 64);
+      const rows = this.lookupStatement(chunk.length).all(...chunk) as {
+        hash: Buffer; id: number; host_id: number; state: number; depth: number; priority: number; life: number; inlinks: number; inlink_score: number;
+      }[];
+      for (const r of rows) {
+        out.set(r.hash.toString('hex'), {
           id: r.id, hostId: r.host_id, state: r.state, depth: r.depth, priority: r.priority, life: r.life,
           inlinks: r.inlinks, inlinkScore: r.inlink_score,
         });
       }
     }
     return out;
+  }
+
+  private readonly lookupStatements = new Map<number, Database.Statement>();
+  private lookupStatement(n: number): Database.Statement {
+    let st = this.lookupStatements.get(n);
+    if (!st) {
+      st = this.db.prepare(
+        `SELECT hash, id, host_id, state, depth, priority, life, inlinks, inlink_score FROM urls WHERE hash IN (${new Array(n).fill('?').join(',')})`,
+      );
+      this.lookupStatements.set(n, st);
+    }
+    return st;
   }
 
   add(entries: NewUrl[]): number[] {

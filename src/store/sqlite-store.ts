@@ -64,11 +64,6 @@ export class SqliteStore implements Store {
         `INSERT OR REPLACE INTO responses (url_id, status, headers, content_type, charset, title, body, body_codec, body_bytes, wire_bytes, fetched_at, elapsed_ms)
          VALUES (@urlId, @status, @headers, @contentType, @charset, @title, @body, @codec, @bodyBytes, @wireBytes, @fetchedAt, @elapsedMs)`,
       ),
-      link: db.prepare(
-        `INSERT INTO links (from_id, to_id, anchor) VALUES (?, ?, ?)
-         ON CONFLICT(from_id, to_id) DO UPDATE SET anchor = CASE WHEN excluded.anchor = '' OR instr(anchor, excluded.anchor) > 0
-           THEN anchor ELSE anchor || ' | ' || excluded.anchor END`,
-      ),
       anchors: db.prepare("SELECT anchor FROM links WHERE to_id = ? AND anchor <> '' LIMIT 50"),
       byContent: db.prepare('SELECT id FROM urls WHERE content_hash = ? AND state = 2 LIMIT 1'),
       bumpHost: db.prepare('UPDATE hosts SET fetched = fetched + ?, errors = errors + ? WHERE id = ?'),
@@ -155,7 +150,27 @@ export class SqliteStore implements Store {
   }
 
   recordLinks(fromId: number, links: { toId: number; anchor: string }[]): void {
-    for (const l of links) this.st.link.run(fromId, l.toId, l.anchor.slice(0, 500));
+    // multi-row inserts: one statement per 100 links instead of one per link
+    for (let i = 0; i < links.length; i += 100) {
+      const chunk = links.slice(i, i + 100);
+      const params: (number | string)[] = [];
+      for (const l of chunk) params.push(fromId, l.toId, l.anchor.slice(0, 500));
+      this.linkStatement(chunk.length).run(...params);
+    }
+  }
+
+  private readonly linkStatements = new Map<number, Database.Statement>();
+  private linkStatement(n: number): Database.Statement {
+    let st = this.linkStatements.get(n);
+    if (!st) {
+      st = this.db.prepare(
+        `INSERT INTO links (from_id, to_id, anchor) VALUES ${new Array(n).fill('(?, ?, ?)').join(', ')}
+         ON CONFLICT(from_id, to_id) DO UPDATE SET anchor = CASE WHEN excluded.anchor = '' OR instr(anchor, excluded.anchor) > 0
+           THEN anchor ELSE anchor || ' | ' || excluded.anchor END`,
+      );
+      this.linkStatements.set(n, st);
+    }
+    return st;
   }
 
   anchorsTo(urlId: number): string[] {

@@ -17,7 +17,17 @@ export interface LocationWeights {
 export function createLocationMetric(w: LocationWeights): (url: string) => number {
   const tokens = Object.entries(w.tokens).map(([t, v]) => [t.toLowerCase(), v] as const);
   const tld = new Map(Object.entries(w.tld).map(([t, v]) => [t.toLowerCase().replace(/^\./, ''), v]));
+  // links repeat (navigation on every page): remember recent answers, bounded
+  let memo = new Map<string, number>();
   return (url: string) => {
+    const hit = memo.get(url);
+    if (hit !== undefined) return hit;
+    const v = compute(url);
+    if (memo.size >= 50_000) memo = new Map();
+    memo.set(url, v);
+    return v;
+  };
+  function compute(url: string): number {
     let u: URL;
     try {
       u = new URL(url);
@@ -46,5 +56,5 @@ export function createLocationMetric(w: LocationWeights): (url: string) => numbe
     const segments = u.pathname.split('/').filter(Boolean).length;
     raw -= w.segment_penalty * segments;
     return 1 / (1 + Math.exp(-raw));
-  };
+  }
 }
