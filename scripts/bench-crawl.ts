@@ -3,7 +3,7 @@
  * delay 0, against fetch alone (undici over the same URLs) and parse alone (parse5 over the same
  * bodies), all in one run so the figures compare as ratios.
  *
- *   npx tsx scripts/bench-crawl.ts [--corpus corpora/synth] [--pages 6000] [--concurrency 32] [--strategy best-first]
+ *   npx tsx scripts/bench-crawl.ts [--corpus corpora/synth] [--pages 6000] [--concurrency 32] [--strategy best-first] [--workers N]
  *
  * The corpus is generated (seed 1) if the folder does not exist. The server runs in a child process
  * (`topicrawl serve`) so that it does not share this process's event loop.
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'parse5';
 import { Agent, request } from 'undici';
+import { AnalyzerPool } from '../src/crawl/analyzer-pool.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import { loadCorpus } from '../src/eval/corpus.js';
 import { generateSynthCorpus } from '../src/eval/synth-corpus.js';
@@ -28,6 +29,7 @@ const { values: a } = parseArgs({
     pages: { type: 'string', default: '6000' },
     concurrency: { type: 'string', default: '32' },
     strategy: { type: 'string', default: 'best-first' },
+    workers: { type: 'string' },
   },
 });
 const concurrency = Number(a.concurrency);
@@ -75,7 +77,7 @@ try {
   const rss = peakRss();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const crawler = new Crawler({ config, dbPath, resolve });
+  const crawler = new Crawler({ config, dbPath, resolve, workers: a.workers === undefined ? undefined : Number(a.workers) });
   const summary = await crawler.run();
   crawler.close();
   const wall = (performance.now() - t0) / 1000;
@@ -116,7 +118,8 @@ try {
 
   const floor = Math.min(fetchOnly, parseOnly);
   const out = {
-    command: `npx tsx scripts/bench-crawl.ts --pages ${a.pages} --concurrency ${concurrency} --strategy ${a.strategy}`,
+    command: `npx tsx scripts/bench-crawl.ts --pages ${a.pages} --concurrency ${concurrency} --strategy ${a.strategy}${a.workers ? ` --workers ${a.workers}` : ''}`,
+    analysis_workers: a.workers === undefined ? AnalyzerPool.defaultWorkers() : Number(a.workers),
     pages: summary.fetched,
     html_pages: rows.length,
     mean_page_kb: +(bytes / rows.length / 1024).toFixed(1),

@@ -27,7 +27,7 @@ export interface CrawlerOptions {
   maxCrawlDelayMs?: number;
   /** How often progress events and metrics rows are emitted (ms). */
   progressEveryMs?: number;
-  /** Page-analysis worker threads (0: analyse on the main thread). Default: cores − 1, 1 to 4. */
+  /** Page-analysis worker threads (0: analyse on the main thread). Default: one per core, 1 to 4. */
   workers?: number;
 }
 

@@ -1,0 +1,125 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Crawler } from '../../src/crawl/crawler.js';
+import { openDatabase } from '../../src/store/sqlite-store.js';
+import { buildConfig } from '../../src/topic/config.js';
+import { readRows } from '../helpers/crawl-corpus.js';
+import { tmpDir } from '../helpers/tmp.js';
+
+/**
+ * What the crawl loop does with each kind of answer: redirects followed by the crawl (chains, loops,
+ * the hop cap, other hosts), errors recorded without stopping, only HTML parsed, meta robots,
+ * rel=canonical and <base href>. A real server on 127.0.0.1 answers two host names.
+ */
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+const html = (body: string) => `<!doctype html><html><head><title>t</title></head><body>${body}</body></html>`;
+
+const routes: Record<string, Handler> = {
+  'a.test/': (_q, r) => r.end(html(`烟草 <a href="/r1">chain</a> <a href="/loop1">loop</a> <a href="/far1">far</a> <a href="/gone">gone</a>
+      <a href="/data">bin</a> <a href="/pic.jpg">media</a> <a href="/nofollow.html">nf</a> <a href="/based/page.html">based</a> <a href="http://b.test/">b</a>
+      <a href="http://dead.test/">dead</a> <a href="/canon-dup.html">canon</a> <a href="/x" rel="nofollow">relnf</a>`)),
+  'a.test/r1': (_q, r) => r.writeHead(301, { location: '/r2' }).end(),
+  'a.test/r2': (_q, r) => r.writeHead(302, { location: 'http://b.test/landing' }).end(),
+  'b.test/landing': (_q, r) => r.end(html('landed')),
+  'a.test/loop1': (_q, r) => r.writeHead(307, { location: '/loop2' }).end(),
+  'a.test/loop2': (_q, r) => r.writeHead(308, { location: '/loop1' }).end(),
+  ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`a.test/far${i + 1}`, ((_q, r) => r.writeHead(302, { location: `/far${i + 2}` }).end()) as Handler])),
+  'a.test/gone': (_q, r) => r.writeHead(404, { 'content-type': 'text/html' }).end(html('<a href="/never">never</a>')),
+  'a.test/data': (_q, r) => r.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from('<a href="/never2">x</a>')),
+  'a.test/nofollow.html': (_q, r) => r.end(`<html><head><meta name="robots" content="noindex, nofollow"></head><body><a href="/never3">x</a></body></html>`),
+  'a.test/based/page.html': (_q, r) => r.end(`<html><head><base href="http://b.test/sub/"></head><body><a href="rel.html">rel</a></body></html>`),
+  'b.test/sub/rel.html': (_q, r) => r.end(html('relative to base')),
+  'b.test/': (_q, r) => r.end(html('b home')),
+  'a.test/canon-dup.html': (_q, r) => r.end(`<html><head><link rel="canonical" href="/canonical.html"></head><body>dup</body></html>`),
+  'a.test/canonical.html': (_q, r) => r.end(html('the canonical one')),
+};
+
+async function serve(): Promise<{ port: number; hits: string[]; close: () => Promise<void> }> {
+  const hits: string[] = [];
+  const server = createServer((req, res) => {
+    const key = `${(req.headers.host ?? '').split(':')[0]}${req.url}`;
+    hits.push(key);
+    const h = routes[key];
+    if (!h) return void res.writeHead(404).end();
+    if (!res.hasHeader('content-type')) res.setHeader('content-type', 'text/html; charset=utf-8');
+    h(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as AddressInfo).port, hits, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+describe('HTTP outcomes in the crawl loop', () => {
+  it('follows redirects itself, records every outcome and keeps going', async () => {
+    const srv = await serve();
+    const db = join(tmpDir(), 'h.db');
+    try {
+      const config = buildConfig({
+        name: 'http', seeds: ['http://a.test/'], keywords: { 烟草: 1 },
+        strategy: { name: 'breadth-first' }, politeness: { delay_ms: 0, concurrency: 4, robots: true }, fetch: { max_redirects: 5 },
+      });
+      const crawler = new Crawler({
+        config, dbPath: db,
+        // dead.test maps to a port nobody listens on
+        resolve: { 'a.test': `127.0.0.1:${srv.port}`, 'b.test': `127.0.0.1:${srv.port}`, 'dead.test': '127.0.0.1:1' },
+      });
+      const summary = await crawler.run();
+      crawler.close();
+      expect(summary.reason).toBe('done');
+      const rows = new Map(readRows(db).map((r) => [r.url, r]));
+      const conn = openDatabase(db, { readonly: true });
+      const note = (u: string) => (conn.prepare('SELECT note FROM urls WHERE url = ?').get(u) as { note: string | null } | undefined)?.note ?? null;
+      try {
+        // a chain across hosts ends at its target, each hop recorded
+        expect(rows.get('http://a.test/r1')?.status).toBe(301);
+        expect(rows.get('http://a.test/r2')?.status).toBe(302);
+        expect(rows.get('http://b.test/landing')?.status).toBe(200);
+        // a loop stops when it comes back to a known URL
+        expect(rows.get('http://a.test/loop2')?.status).toBe(308);
+        expect(note('http://a.test/loop2')).toMatch(/known URL/);
+        // the hop cap: far1 → … → far6 is 5 hops; the 6th is refused
+        expect(rows.get('http://a.test/far6')?.error).toBe('E_REDIRECT_LIMIT');
+        expect(rows.has('http://a.test/far7')).toBe(false);
+        // errors are outcomes
+        expect(rows.get('http://a.test/gone')).toMatchObject({ status: 404, error: 'E_HTTP' });
+        // an unreachable host's robots.txt means "disallow all" (RFC 9309): recorded, not fetched
+        expect(rows.has('http://dead.test/')).toBe(false);
+        expect(conn.prepare("SELECT state, error, note FROM urls WHERE url = 'http://dead.test/'").get()).toEqual({
+          state: 5, error: 'E_ROBOTS', note: 'robots.txt (disallow-all)',
+        });
+        // only HTML is parsed: the links inside a 404 page, a binary body and a nofollow page are not followed
+        expect(rows.get('http://a.test/data')).toMatchObject({ status: 200, relevance: null });
+        // media URLs are filtered by extension before fetching
+        expect(srv.hits).not.toContain('a.test/pic.jpg');
+        for (const never of ['/never', '/never2', '/never3', '/x']) expect(srv.hits).not.toContain(`a.test${never}`);
+        expect(note('http://a.test/nofollow.html')).toMatch(/nofollow/);
+        expect(note('http://a.test/nofollow.html')).toMatch(/noindex/);
+        // <base href> resolves relative links; rel=canonical is followed
+        expect(rows.get('http://b.test/sub/rel.html')?.status).toBe(200);
+        expect(rows.get('http://a.test/canonical.html')?.status).toBe(200);
+        expect(note('http://a.test/canon-dup.html')).toMatch(/canonical http:\/\/a\.test\/canonical\.html/);
+        // nothing fetched twice on the wire (robots.txt once per host)
+        const pages = srv.hits.filter((h) => !h.endsWith('/robots.txt'));
+        expect(new Set(pages).size).toBe(pages.length);
+      } finally {
+        conn.close();
+      }
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('records a connection failure as the page outcome', async () => {
+    const db = join(tmpDir(), 'dead.db');
+    const config = buildConfig({ name: 'dead', seeds: ['http://dead.test/', 'http://dead.test/2'], politeness: { delay_ms: 0, robots: false } });
+    const crawler = new Crawler({ config, dbPath: db, resolve: { 'dead.test': '127.0.0.1:1' } });
+    const summary = await crawler.run();
+    crawler.close();
+    expect(summary).toMatchObject({ reason: 'done', fetched: 2, errors: 2 });
+    expect(readRows(db).map((r) => [r.status, r.error])).toEqual([
+      [0, 'E_CONNECT'],
+      [0, 'E_CONNECT'],
+    ]);
+  });
+});
