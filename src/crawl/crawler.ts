@@ -238,9 +238,13 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private async handle(item: FrontierItem): Promise<void> {
     try {
       if (this.robots) {
-        const rules = await this.robots.get(item.url);
-        const delay = Math.max(this.opts.config.politeness.delay_ms, Math.min(rules.crawlDelayMs ?? 0, this.opts.maxCrawlDelayMs ?? 30_000));
+        let rules = this.robots.cached(item.url);
+        const fetchedRobots = !rules;
+        if (!rules) rules = await this.robots.get(item.url);
+        const cfg = this.opts.config.politeness;
+        const delay = Math.max(cfg.delay_ms, Math.min(rules.crawlDelayMs ?? 0, this.opts.maxCrawlDelayMs ?? 30_000));
         this.frontier.setHostDelay(item.hostId, delay);
+        if (fetchedRobots) this.store.setHostRobots(item.hostId, rules.status, rules.crawlDelayMs);
         if (!rules.isAllowed(item.url)) {
           this.store.recordOutcome({
             urlId: item.id, state: UrlState.SKIPPED, status: 0, error: 'E_ROBOTS', relevance: null, relevant: null,
@@ -249,6 +253,8 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
           this.hostFetched.set(item.hostId, (this.hostFetched.get(item.hostId) ?? 1) - 1);
           return;
         }
+        // the robots.txt request was a request to this host too: keep the delay before the page
+        if (fetchedRobots && delay > 0) await new Promise((r) => setTimeout(r, delay));
       }
       const res = await this.fetcher.fetch(item.url);
       const done = await processFetch(this.deps, item, res);

@@ -24,7 +24,10 @@ export interface CorpusRequestRecord {
   host: string;
   path: string;
   status: number;
+  /** When the response was finished (ms since epoch). */
   at: number;
+  /** When the request arrived (ms since epoch). */
+  receivedAt: number;
 }
 
 export interface CorpusServerOptions {
@@ -98,6 +101,7 @@ export async function startCorpusServer(dir: string, opts: CorpusServerOptions =
   const onRequest = opts.onRequest;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const receivedAt = Date.now();
     const target = req.url ?? '';
     let hostName = '';
     const finish = (status: number, headers: Record<string, string> = {}, body = ''): void => {
@@ -108,7 +112,7 @@ export async function startCorpusServer(dir: string, opts: CorpusServerOptions =
     if (onRequest) {
       res.once('finish', () => {
         try {
-          onRequest({ host: hostName, path: target, status: res.statusCode, at: Date.now() });
+          onRequest({ host: hostName, path: target, status: res.statusCode, at: Date.now(), receivedAt });
         } catch {
           // a failing observer must not take the server down
         }

@@ -138,6 +138,18 @@ export class RobotsCache {
     this.now = opts.now ?? Date.now;
   }
 
+  /** The cached rules for the origin of `url` if they are still fresh, else null (no fetch). */
+  cached(url: string): RobotsRules | null {
+    let origin: string;
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      return null;
+    }
+    const entry = this.entries.get(origin);
+    return entry && entry.expires > this.now() ? entry.rules : null;
+  }
+
   /** The rules for the origin of `url` (an invalid or non-HTTP URL gets "disallow all", uncached). */
   get(url: string): Promise<RobotsRules> {
     let origin: string;
