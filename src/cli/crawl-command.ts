@@ -63,7 +63,8 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   };
   let stopping = false;
   try {
-    crawler = new Crawler({ config, dbPath, resolve });
+    // a corpus crawl stays on loopback: hosts outside the corpus (and --resolve) are not looked up
+    crawler = new Crawler({ config, dbPath, resolve, mappedOnly: Boolean(args.corpus) });
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     const stopProgress = args.json ? () => {} : attachProgress(crawler, { maxPages: config.limits.max_pages, tty: Boolean(process.stderr.isTTY) });

@@ -21,6 +21,8 @@ export interface CrawlerOptions {
   dbPath: string;
   /** host → address[:port] (like curl --resolve); such hosts never go through DNS. */
   resolve?: Record<string, string>;
+  /** Reach only the hosts in `resolve` (a corpus crawl): others fail with E_DNS, never looked up. */
+  mappedOnly?: boolean;
   /** For tests: a fetcher to use instead of undici. */
   fetcher?: Fetcher;
   /** Most a robots.txt Crawl-delay may raise a host's delay (ms). */
@@ -111,6 +113,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         bodyTimeoutMs: cfg.fetch.body_timeout_ms,
         maxPageBytes: cfg.limits.max_page_bytes,
         resolve: opts.resolve,
+        mappedOnly: opts.mappedOnly,
       });
     this.robots = cfg.politeness.robots ? new RobotsCache(this.fetcher, { userAgent: cfg.politeness.user_agent }) : null;
     const scope = createScope(cfg.scope);

@@ -53,6 +53,8 @@ export interface FetcherOptions {
   maxPageBytes: number;
   /** host (lower-case, optionally "host:port") → "address" or "address:port"; bypasses DNS. */
   resolve?: Record<string, string>;
+  /** Only mapped hosts are reachable; any other fails with E_DNS without a DNS lookup. */
+  mappedOnly?: boolean;
   /** Max connections per origin (default 8). */
   connectionsPerOrigin?: number;
 }

@@ -73,11 +73,18 @@ export function mappedConnector(
   base: buildConnector.connector,
   map: HostMap,
   onConnect?: (key: string, remoteAddress: string) => void,
+  mappedOnly = false,
 ): buildConnector.connector {
   return (opts, callback) => {
     const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
     const hostname = stripBrackets(opts.hostname);
     const mapped = map.size > 0 ? map.lookup(hostname, port) : null;
+    if (!mapped && mappedOnly) {
+      // a crawl of a local corpus must never look a host up in DNS
+      const err = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (not in the host map; DNS is off)`), { code: 'ENOTFOUND', hostname });
+      callback(err, null);
+      return;
+    }
     const next: buildConnector.Options = mapped
       ? {
           ...opts,

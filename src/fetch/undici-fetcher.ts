@@ -44,7 +44,7 @@ export class UndiciFetcher implements Fetcher {
     const connect = mappedConnector(base, new HostMap(opts.resolve), (key, addr) => {
       if (this.remote.size >= 100_000) this.remote.clear(); // one entry per origin: bound it on huge crawls
       this.remote.set(key, addr);
-    });
+    }, opts.mappedOnly ?? false);
     this.agent = new Agent({
       connect,
       connections: opts.connectionsPerOrigin ?? 8,

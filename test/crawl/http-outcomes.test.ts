@@ -112,14 +112,18 @@ describe('HTTP outcomes in the crawl loop', () => {
 
   it('records a connection failure as the page outcome', async () => {
     const db = join(tmpDir(), 'dead.db');
-    const config = buildConfig({ name: 'dead', seeds: ['http://dead.test/', 'http://dead.test/2'], politeness: { delay_ms: 0, robots: false } });
-    const crawler = new Crawler({ config, dbPath: db, resolve: { 'dead.test': '127.0.0.1:1' } });
+    const config = buildConfig({
+      name: 'dead', seeds: ['http://dead.test/', 'http://dead.test/2', 'http://unmapped.test/'], politeness: { delay_ms: 0, concurrency: 1, robots: false },
+    });
+    // mappedOnly: a host missing from the map is never looked up in DNS
+    const crawler = new Crawler({ config, dbPath: db, resolve: { 'dead.test': '127.0.0.1:1' }, mappedOnly: true });
     const summary = await crawler.run();
     crawler.close();
-    expect(summary).toMatchObject({ reason: 'done', fetched: 2, errors: 2 });
-    expect(readRows(db).map((r) => [r.status, r.error])).toEqual([
-      [0, 'E_CONNECT'],
-      [0, 'E_CONNECT'],
+    expect(summary).toMatchObject({ reason: 'done', fetched: 3, errors: 3 });
+    expect(readRows(db).map((r) => [r.url, r.status, r.error]).sort()).toEqual([
+      ['http://dead.test/', 0, 'E_CONNECT'],
+      ['http://dead.test/2', 0, 'E_CONNECT'],
+      ['http://unmapped.test/', 0, 'E_DNS'],
     ]);
   });
 });

@@ -17,7 +17,7 @@ export async function crawlCorpus(corpusDir: string, topic: TopicInput, dbPath: 
   const requests: CorpusRequestRecord[] = [];
   const server = await startCorpusServer(corpusDir, { onRequest: (r) => requests.push(r) });
   try {
-    const crawler = new Crawler({ config: buildConfig(topic), dbPath, resolve: server.resolveMap(), progressEveryMs: 50 });
+    const crawler = new Crawler({ config: buildConfig(topic), dbPath, resolve: server.resolveMap(), mappedOnly: true, progressEveryMs: 50 });
     if (opts.stopAfter !== undefined) {
       let n = 0;
       crawler.on('page', () => {
