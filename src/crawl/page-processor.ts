@@ -2,7 +2,7 @@ import type { PageEvent } from '../events.js';
 import type { FetchResult } from '../fetch/fetcher.js';
 import type { Frontier, FrontierItem } from '../frontier/frontier.js';
 import { UrlState } from '../store/schema.js';
-import type { SqliteStore } from '../store/sqlite-store.js';
+import type { Store } from '../store/store.js';
 import type { PageInfo, Strategy } from '../strategy/strategy.js';
 import { hostKey } from '../url/host.js';
 import { tryNormalizeUrl } from '../url/normalize.js';
@@ -13,7 +13,7 @@ import { intakeLinks } from './link-intake.js';
 import type { PageAnalysis } from './page-analysis.js';
 
 export interface ProcessorDeps {
-  store: SqliteStore;
+  store: Store;
   frontier: Frontier;
   analyzers: AnalyzerPool;
   strategy: Strategy;

@@ -1,0 +1,62 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { compressBody, decompressBody, openDatabase, SqliteStore } from '../../src/store/sqlite-store.js';
+import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
+import { UrlState } from '../../src/store/schema.js';
+import { urlHash } from '../../src/url/url-hash.js';
+import { tmpDir } from '../helpers/tmp.js';
+
+describe('SqliteStore', () => {
+  it('compresses bodies and gives them back byte for byte', () => {
+    const body = Buffer.from('<html>' + '烟草 tobacco '.repeat(500) + '</html>');
+    const c = compressBody(body);
+    expect(c.codec).toBe('br');
+    expect(c.data.length).toBeLessThan(body.length / 4);
+    expect(decompressBody(Buffer.from(c.data), c.codec).equals(body)).toBe(true);
+    const tiny = compressBody(Buffer.from('ok'));
+    expect(tiny.codec).toBe('identity');
+  });
+
+  it('refuses a file that is not a crawl file, with E_STORE', () => {
+    const dir = tmpDir();
+    const junk = join(dir, 'junk.db');
+    writeFileSync(junk, 'not a database at all, not at all');
+    expect(() => new SqliteStore(junk)).toThrow(expect.objectContaining({ code: 'E_STORE' }));
+    const other = join(dir, 'other.db');
+    const db = new Database(other);
+    db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '999')");
+    db.close();
+    expect(() => new SqliteStore(other)).toThrow(/schema version/);
+    expect(() => openDatabase(join(dir, 'missing.db'), { readonly: true })).toThrow(expect.objectContaining({ code: 'E_STORE' }));
+  });
+
+  it('groups page transactions: readers see whole pages only after the group commits', async () => {
+    const path = join(tmpDir(), 'g.db');
+    const store = new SqliteStore(path, { commitEveryMs: 30, commitEveryPages: 1000 });
+    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+    const reader = openDatabase(path, { readonly: true });
+    const count = () => (reader.prepare('SELECT COUNT(*) AS n FROM urls').get() as { n: number }).n;
+    store.transaction(() => {
+      frontier.add([{ hash: urlHash('http://a.test/'), url: 'http://a.test/', host: 'a.test', depth: 0, priority: 1, life: 3, parentId: null, anchor: null }]);
+    });
+    expect(count()).toBe(0);
+    // a page whose writes fail leaves nothing behind, and the group goes on
+    expect(() =>
+      store.transaction(() => {
+        frontier.add([{ hash: urlHash('http://a.test/x'), url: 'http://a.test/x', host: 'a.test', depth: 1, priority: 1, life: 3, parentId: 1, anchor: null }]);
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    await new Promise((r) => setTimeout(r, 80));
+    expect(count()).toBe(1);
+    store.transaction(() => store.recordOutcome({
+      urlId: 1, state: UrlState.FETCHED, status: 200, error: null, relevance: 0.5, relevant: true, contentHash: null,
+      fetchedAt: 1, fetchSeq: store.nextFetchSeq(), fetchPriority: 1,
+    }));
+    store.close(); // commits the open group
+    expect((reader.prepare('SELECT state, fetch_seq FROM urls WHERE id = 1').get() as { state: number; fetch_seq: number })).toEqual({ state: 2, fetch_seq: 1 });
+    reader.close();
+  });
+});
