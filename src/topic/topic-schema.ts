@@ -17,9 +17,21 @@ export const TopicSchema = z
         hosts: z.array(z.string().min(1)).default([]).describe('Allowed host patterns (glob: "*.example.com", "example.org"). Empty: any host.'),
         include: z.array(z.string().min(1)).default([]).describe('Regular expressions; when non-empty a URL must match one.'),
         exclude: z.array(z.string().min(1)).default([]).describe('Regular expressions; a URL matching any is skipped.'),
+        exclude_traps: z.boolean().default(true).describe('Also skip the built-in trap patterns: calendars, ?sort=/order=, faceted filters, session ids.'),
       })
       .strict()
-      .default({ hosts: [], include: [], exclude: [] }),
+      .default({ hosts: [], include: [], exclude: [], exclude_traps: true }),
+    url: z
+      .object({
+        strip_params: z.array(z.string().min(1)).default([]).describe('More query parameters to remove (a trailing * makes a prefix: "ref_*").'),
+        keep_default_strip_list: z.boolean().default(true).describe('Also remove the built-in tracking parameters (utm_*, fbclid, gclid, …).'),
+        sort_query: z.boolean().default(true).describe('Sort query parameters by name.'),
+        follow_canonical: z.boolean().default(true).describe('Queue a page\'s rel=canonical URL when it is on the same host.'),
+      })
+      .strict()
+      .default({ strip_params: [], keep_default_strip_list: true, sort_query: true, follow_canonical: true })
+      .describe('URL normalisation (RFC 3986 plus these crawler rules).'),
+    sitemaps: z.array(z.url({ protocol: /^https?$/ })).default([]).describe('Sitemap URLs read at the start of a fresh crawl (robots.txt Sitemap: lines of the seed hosts are read too).'),
     keywords: weightMap.default({}).describe('Term → weight. Negative weights push pages down. Chinese (either script) and English.'),
     relevance: z
       .object({
@@ -63,9 +75,16 @@ export const TopicSchema = z
         max_depth: z.number().int().min(0).default(20),
         max_bytes: z.number().int().min(1).default(10 * 1024 ** 3).describe('Total body bytes for the crawl.'),
         max_page_bytes: z.number().int().min(1024).default(5 * 1024 ** 2).describe('Body cap per page, after decompression.'),
+        max_url_length: z.number().int().min(32).default(2048).describe('Longer URLs are skipped.'),
+        max_repeated_segments: z.number().int().min(1).default(3).describe('A URL whose path repeats one segment more often than this is a trap.'),
+        max_sitemap_urls: z.number().int().min(0).default(50_000).describe('URLs taken from sitemaps in all.'),
+        max_sitemap_depth: z.number().int().min(0).max(10).default(3).describe('Sitemap index levels followed.'),
       })
       .strict()
-      .default({ max_pages: 1000, max_pages_per_host: 100_000, max_depth: 20, max_bytes: 10 * 1024 ** 3, max_page_bytes: 5 * 1024 ** 2 }),
+      .default({
+        max_pages: 1000, max_pages_per_host: 100_000, max_depth: 20, max_bytes: 10 * 1024 ** 3, max_page_bytes: 5 * 1024 ** 2,
+        max_url_length: 2048, max_repeated_segments: 3, max_sitemap_urls: 50_000, max_sitemap_depth: 3,
+      }),
     politeness: z
       .object({
         delay_ms: z.number().int().min(0).default(1000).describe('Minimum time between two requests to one host.'),
@@ -73,18 +92,30 @@ export const TopicSchema = z
         per_host_concurrency: z.number().int().min(1).max(64).default(1),
         user_agent: z.string().min(1).default('topicrawl/0.1 (+https://example.invalid/topicrawl)'),
         robots: z.boolean().default(true).describe('Honour robots.txt.'),
+        max_crawl_delay_ms: z.number().int().min(0).default(30_000).describe('Most a robots.txt Crawl-delay may raise the delay.'),
+        host_failure_limit: z.number().int().min(1).default(5).describe('Consecutive failed attempts after which a host is suspended.'),
       })
       .strict()
-      .default({ delay_ms: 1000, concurrency: 16, per_host_concurrency: 1, user_agent: 'topicrawl/0.1 (+https://example.invalid/topicrawl)', robots: true }),
+      .default({
+        delay_ms: 1000, concurrency: 16, per_host_concurrency: 1, user_agent: 'topicrawl/0.1 (+https://example.invalid/topicrawl)', robots: true,
+        max_crawl_delay_ms: 30_000, host_failure_limit: 5,
+      }),
     fetch: z
       .object({
         connect_timeout_ms: z.number().int().min(1).default(10_000),
         headers_timeout_ms: z.number().int().min(1).default(15_000),
         body_timeout_ms: z.number().int().min(1).default(30_000),
         max_redirects: z.number().int().min(0).max(20).default(5),
+        max_retries: z.number().int().min(0).max(10).default(2).describe('Retries of a URL after a 5xx, 429 or network error.'),
+        retry_base_ms: z.number().int().min(0).default(1000).describe('Back-off before the first retry; doubles each time.'),
+        max_backoff_ms: z.number().int().min(0).default(600_000).describe('Cap on back-off and on Retry-After.'),
+        allow_private: z.boolean().default(false).describe('Allow connecting to private, link-local and loopback addresses (hosts mapped with --resolve or a corpus always may).'),
       })
       .strict()
-      .default({ connect_timeout_ms: 10_000, headers_timeout_ms: 15_000, body_timeout_ms: 30_000, max_redirects: 5 }),
+      .default({
+        connect_timeout_ms: 10_000, headers_timeout_ms: 15_000, body_timeout_ms: 30_000, max_redirects: 5,
+        max_retries: 2, retry_base_ms: 1000, max_backoff_ms: 600_000, allow_private: false,
+      }),
     evaluation: z
       .object({
         label: z.string().min(1).optional().describe('Corpus label that marks a page as truly on-topic.'),
