@@ -34,7 +34,7 @@ describe('loadTopicFile', () => {
     expect(t.keywords).toEqual({ 烟草: 2, tobacco: 1.5, travel: -1 });
     expect(t.strategy.name).toBe('best-first-fish');
     expect(t.politeness.delay_ms).toBe(1000);
-    expect(t.scope).toEqual({ hosts: [], include: [], exclude: [] });
+    expect(t.scope).toEqual({ hosts: [], include: [], exclude: [], exclude_traps: true });
   });
 
   it('accepts a UTF-8 byte order mark', () => {
@@ -85,7 +85,7 @@ describe('loadTopicFile', () => {
   it('E_TOPIC_SCHEMA for an unknown key, at the key, listing the allowed keys', () => {
     const e = errorOf(() => parseTopicText(minimal + 'bogus: 1\n', 'x.yaml'));
     expect(e.code).toBe('E_TOPIC_SCHEMA');
-    expect(e.message).toMatch(/^x\.yaml:4:1: unknown key "bogus" \(allowed: name, description, seeds, scope, keywords, /);
+    expect(e.message).toMatch(/^x\.yaml:4:1: unknown key "bogus" \(allowed: name, description, seeds, scope, url, sitemaps, keywords, /);
     const g = errorOf(() => parseTopicText(minimal + 'politeness:\n  dealy_ms: 5\n', 'x.yaml'));
     expect(g.message).toMatch(/^x\.yaml:5:3: politeness: unknown key "dealy_ms" \(did you mean "delay_ms"\? allowed: delay_ms, /);
   });
