@@ -26,8 +26,15 @@ export interface Frontier {
   release(item: FrontierItem, now: number): void;
   /** Sets a host's politeness delay (topic delay raised by robots Crawl-delay). */
   setHostDelay(hostId: number, delayMs: number): void;
-  /** Stops handing out a host's URLs (per-host budget reached); they stay queued. */
+  /** Stops handing out a host's URLs (per-host budget reached, host suspended); they stay queued. */
   closeHost(hostId: number): void;
+  /** Keeps a host from being contacted before `until` (ms): back-off, Retry-After. */
+  deferHost(hostId: number, until: number): void;
+  /**
+   * Puts a handed-out URL back in its queue (a retry); call instead of recording an outcome, then
+   * {@link Frontier.release} as usual.
+   */
+  requeue(item: FrontierItem): void;
   /** Number of queued URLs. */
   size(): number;
   /** Number of URLs handed out and not yet released. */

@@ -76,6 +76,7 @@ export class SqliteFrontier implements Frontier {
       take: db.prepare(
         'UPDATE urls SET state = 1 WHERE id = ? RETURNING id, url, host_id, depth, priority, life, seq, hops, parent_id, anchor',
       ),
+      requeue: db.prepare('UPDATE urls SET state = 0 WHERE id = ? AND state = 1'),
       hostByName: db.prepare('SELECT id FROM hosts WHERE name = ?'),
       hostInsert: db.prepare('INSERT INTO hosts (name) VALUES (?)'),
       hostDelay: db.prepare('UPDATE hosts SET delay_ms = ? WHERE id = ?'),
@@ -230,6 +231,22 @@ export class SqliteFrontier implements Frontier {
       host.closed = true;
       host.version++;
     }
+  }
+
+  deferHost(hostId: number, until: number): void {
+    const host = this.hosts.get(hostId);
+    if (!host || until <= host.nextAt) return;
+    host.nextAt = until;
+    this.st.hostNext.run(until, hostId);
+    this.schedule(host);
+  }
+
+  requeue(item: FrontierItem): void {
+    const r = this.st.requeue.run(item.id);
+    if (r.changes === 0) return;
+    this.queued++;
+    const host = this.hosts.get(item.hostId)!;
+    this.offerHead(host, { id: item.id, priority: item.priority, seq: item.seq });
   }
 
   size(): number {

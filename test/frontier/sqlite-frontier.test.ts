@@ -95,4 +95,23 @@ describe('SqliteFrontier', () => {
     // sequence numbers continue: a new URL with equal priority goes after the old ones
     store.close();
   });
+
+  it('defers a host (back-off) and requeues a URL for a retry', () => {
+    const { store, frontier } = open(tmpDir());
+    frontier.add([entry('http://a.test/1', 5), entry('http://a.test/2', 1), entry('http://b.test/1', 3)]);
+    const first = frontier.next(0);
+    if (first.kind !== 'url') throw new Error('expected a URL');
+    expect(first.item.url).toBe('http://a.test/1');
+    frontier.requeue(first.item);
+    frontier.deferHost(first.item.hostId, 5000);
+    frontier.release(first.item, 10);
+    expect(frontier.size()).toBe(3);
+    const second = frontier.next(100);
+    expect(second.kind === 'url' && second.item.url).toBe('http://b.test/1');
+    if (second.kind === 'url') frontier.release(second.item, 100);
+    expect(frontier.next(200)).toEqual({ kind: 'wait', until: 5000 });
+    // the retried URL keeps its place at the head of its host's queue
+    expect(drain(frontier, 5000)).toEqual(['http://a.test/1', 'http://a.test/2']);
+    store.close();
+  });
 });
