@@ -33,6 +33,7 @@ export const ErrorCodes = {
   E_HTTP: 'HTTP error status',
   E_PARSE: 'page could not be parsed',
   E_ADDRESS_REFUSED: 'address is in a refused range',
+  E_HOST_SUSPENDED: 'host suspended after repeated failures',
   E_ABORTED: 'request aborted',
   E_INTERNAL: 'internal error',
 } as const;

@@ -5,7 +5,9 @@ import { startCorpusServer } from '../eval/corpus-server.js';
 import { loadCorpus } from '../eval/corpus.js';
 import { STRATEGIES } from '../strategy/registry.js';
 import { runCrawl, runDemo } from './crawl-command.js';
+import { runNormalize } from './normalize-command.js';
 import { runExport, runStats } from './report-commands.js';
+import { runRobots } from './robots-command.js';
 
 const out = { log: (s: string) => process.stdout.write(`${s}\n`) };
 
@@ -96,6 +98,47 @@ await yargs(hideBin(process.argv))
     act((a) => {
       runExport({ db: a.db, format: a.format }, (s) => process.stdout.write(s));
     }),
+  )
+  .command(
+    'normalize [urls..]',
+    'print each URL normalised, one per line (from the arguments, or stdin one per line)',
+    (y) =>
+      y
+        .positional('urls', { type: 'string', array: true, describe: 'URLs; none: read stdin, one per line (blank lines skipped)' })
+        .options({
+          base: { type: 'string', describe: 'resolve relative URLs against this absolute URL' },
+          'sort-query': { type: 'boolean', default: true, describe: 'sort query parameters by name (--no-sort-query keeps their order)' },
+          strip: { type: 'string', describe: 'also strip this query parameter (utm_* is a prefix); repeatable, or comma-separated' },
+        })
+        .epilogue(
+          'Output line i belongs to input URL i: an invalid URL gives an EMPTY line on stdout and ' +
+            '"topicrawl: line N: <reason> [E_INVALID_URL]" on stderr (N counts stdin lines, blank ones included; ' +
+            '"argument N" for arguments). Exit 0 if every URL was valid, 1 if any was not.',
+        ),
+    act(async (a) => {
+      const strip = a.strip === undefined ? [] : ([] as unknown[]).concat(a.strip).map(String);
+      const code = await runNormalize(
+        { urls: (a.urls ?? []).map(String), base: a.base, sortQuery: a['sort-query'], strip },
+        { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+      );
+      if (code !== 0) process.exitCode = code;
+    }),
+  )
+  .command(
+    'robots <source> [urls..]',
+    'judge URLs against a robots.txt (a file or an http(s) URL) for a user agent, naming the rule that decided',
+    (y) =>
+      y
+        .positional('source', { type: 'string', demandOption: true, describe: 'robots.txt: a local file or an http(s) URL' })
+        .positional('urls', { type: 'string', array: true, describe: 'URLs (or paths) to judge' })
+        .options({
+          agent: { type: 'string', demandOption: true, describe: 'user agent; its product token selects the group' },
+          json: { type: 'boolean', describe: 'print a JSON array of {url, allowed, line, rule, reason}' },
+        })
+        .epilogue(
+          'A URL source is fetched like the crawler does: up to 5 redirects; 4xx: allow all; 429, 5xx or unreachable: disallow all.',
+        ),
+    act((a) => runRobots({ source: a.source, agent: a.agent, urls: (a.urls ?? []).map(String), json: a.json }, out)),
   )
   .command(
     'strategies',

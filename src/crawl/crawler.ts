@@ -10,8 +10,10 @@ import { SqliteStore } from '../store/sqlite-store.js';
 import { createStrategy } from '../strategy/registry.js';
 import type { Strategy } from '../strategy/strategy.js';
 import type { Config } from '../topic/config.js';
-import { createScope } from '../url/scope.js';
 import { AnalyzerPool } from './analyzer-pool.js';
+import { RetryPolicy } from './retry-policy.js';
+import { RobotsGate } from './robots-gate.js';
+import { analysisConfig, normalizeOptions, scopeOf } from './crawl-settings.js';
 import { CrawlStats } from './crawl-stats.js';
 import { processFetch, type ProcessorDeps } from './page-processor.js';
 import { seedFrontier } from './seeds.js';
@@ -25,7 +27,7 @@ export interface CrawlerOptions {
   mappedOnly?: boolean;
   /** For tests: a fetcher to use instead of undici. */
   fetcher?: Fetcher;
-  /** Most a robots.txt Crawl-delay may raise a host's delay (ms). */
+  /** Most a robots.txt Crawl-delay may raise a host's delay (ms); default politeness.max_crawl_delay_ms. */
   maxCrawlDelayMs?: number;
   /** How often progress events and metrics rows are emitted (ms). */
   progressEveryMs?: number;
@@ -51,6 +53,8 @@ export interface CrawlSummary {
   discoveryRate: number;
   elapsedMs: number;
   pagesPerSec: number;
+  /** Hosts suspended in this run after repeated failures. */
+  suspendedHosts: string[];
 }
 
 /**
@@ -66,7 +70,9 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private readonly strategy: Strategy;
   private readonly fetcher: Fetcher;
   private readonly ownsFetcher: boolean;
-  private readonly robots: RobotsCache | null;
+  private readonly robots: RobotsGate | null;
+  private readonly retry: RetryPolicy;
+  private readonly suspended = new Set<string>();
   private readonly deps: ProcessorDeps;
   private readonly analyzers: AnalyzerPool;
   private readonly stats: CrawlStats;
@@ -115,19 +121,25 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         resolve: opts.resolve,
         mappedOnly: opts.mappedOnly,
       });
-    this.robots = cfg.politeness.robots ? new RobotsCache(this.fetcher, { userAgent: cfg.politeness.user_agent }) : null;
-    const scope = createScope(cfg.scope);
-    // plain copies: the analysis config crosses to worker threads
-    this.analyzers = new AnalyzerPool(
-      { keywords: { ...cfg.keywords }, fields: { ...cfg.relevance.fields }, scope: { hosts: [...cfg.scope.hosts], include: [...cfg.scope.include], exclude: [...cfg.scope.exclude] } },
-      opts.workers,
-    );
+    this.robots = cfg.politeness.robots
+      ? new RobotsGate(new RobotsCache(this.fetcher, { userAgent: cfg.politeness.user_agent }), this.frontier, this.store, {
+          delayMs: cfg.politeness.delay_ms,
+          maxCrawlDelayMs: opts.maxCrawlDelayMs ?? cfg.politeness.max_crawl_delay_ms,
+        })
+      : null;
+    this.retry = new RetryPolicy({
+      maxRetries: cfg.fetch.max_retries, baseMs: cfg.fetch.retry_base_ms, maxBackoffMs: cfg.fetch.max_backoff_ms,
+      hostFailureLimit: cfg.politeness.host_failure_limit,
+    });
+    const scope = scopeOf(cfg);
+    this.analyzers = new AnalyzerPool(analysisConfig(cfg), opts.workers);
     this.deps = {
       store: this.store, frontier: this.frontier, analyzers: this.analyzers, strategy: this.strategy, scope,
       threshold: cfg.relevance.threshold, maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,
+      normalize: normalizeOptions(cfg),
     };
     this.stats = new CrawlStats(this.store.counters(), Date.now);
-    seedFrontier(this.frontier, this.strategy, cfg.seeds, this.store);
+    seedFrontier(this.frontier, this.strategy, cfg.seeds, this.store, normalizeOptions(cfg));
   }
 
   /** Asks the crawl to stop: nothing new starts; pages in flight finish and are recorded. */
@@ -196,7 +208,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       reason, db: this.opts.dbPath, topic: this.opts.config.name, strategy: this.strategy.name, resumed: this.resumed,
       fetched: s.fetched, fetchedThisRun: this.stats.fetchedThisRun, relevant: s.relevant, harvest: s.harvest,
       errors: s.errors, bytes: s.bytes, frontier: s.frontier, pruned: s.pruned, known: this.stats.known,
-      discoveryRate: s.discoveryRate, elapsedMs: s.elapsedMs, pagesPerSec: s.pagesPerSec,
+      discoveryRate: s.discoveryRate, elapsedMs: s.elapsedMs, pagesPerSec: s.pagesPerSec, suspendedHosts: [...this.suspended],
     };
   }
 
@@ -240,27 +252,25 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
 
   private async handle(item: FrontierItem): Promise<void> {
     try {
-      if (this.robots) {
-        let rules = this.robots.cached(item.url);
-        const fetchedRobots = !rules;
-        if (!rules) rules = await this.robots.get(item.url);
-        const cfg = this.opts.config.politeness;
-        const delay = Math.max(cfg.delay_ms, Math.min(rules.crawlDelayMs ?? 0, this.opts.maxCrawlDelayMs ?? 30_000));
-        this.frontier.setHostDelay(item.hostId, delay);
-        if (fetchedRobots) this.store.setHostRobots(item.hostId, rules.status, rules.crawlDelayMs);
-        if (!rules.isAllowed(item.url)) {
-          this.store.recordOutcome({
-            urlId: item.id, state: UrlState.SKIPPED, status: 0, error: 'E_ROBOTS', relevance: null, relevant: null,
-            contentHash: null, fetchedAt: Date.now(), fetchSeq: null, fetchPriority: item.priority, note: `robots.txt (${rules.status})`,
-          });
-          this.hostFetched.set(item.hostId, (this.hostFetched.get(item.hostId) ?? 1) - 1);
-          return;
-        }
-        // the robots.txt request was a request to this host too: keep the delay before the page
-        if (fetchedRobots && delay > 0) await new Promise((r) => setTimeout(r, delay));
+      if (this.robots && !(await this.robots.admit(item))) {
+        this.hostFetched.set(item.hostId, (this.hostFetched.get(item.hostId) ?? 1) - 1);
+        return;
       }
       const res = await this.fetcher.fetch(item.url);
-      const done = await processFetch(this.deps, item, res);
+      const d = this.retry.decide(item.id, item.hostId, res, Date.now());
+      if (d.kind === 'retry') {
+        // not an outcome yet: the URL goes back to the head of its host's queue, the host backs off
+        this.frontier.requeue(item);
+        this.frontier.deferHost(item.hostId, d.deferUntil);
+        this.hostFetched.set(item.hostId, (this.hostFetched.get(item.hostId) ?? 1) - 1);
+        this.emit('warn', { code: res.error?.code ?? 'E_HTTP', message: `retry ${d.attempt} after ${res.error?.message ?? `HTTP ${res.status}`}`, url: item.url });
+        return;
+      }
+      if (d.kind === 'give-up') {
+        this.frontier.deferHost(item.hostId, d.deferUntil);
+        if (d.suspend) this.suspendHost(item);
+      }
+      const done = await processFetch(this.deps, item, res, d.kind === 'give-up' ? d.attempts : 1);
       this.stats.page({ relevant: done.relevant, error: done.error, bytes: done.event.bytes, newUrls: done.newUrls, pruned: done.pruned });
       this.emit('page', done.event);
     } catch (err) {
@@ -271,6 +281,18 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       }
       this.recordFailure(item, err);
     }
+  }
+
+  /** A host that keeps failing is left alone for the rest of the run; its URLs stay queued. */
+  private suspendHost(item: FrontierItem): void {
+    if (this.suspended.has(item.host)) return;
+    this.suspended.add(item.host);
+    this.frontier.closeHost(item.hostId);
+    this.emit('warn', {
+      code: 'E_HOST_SUSPENDED',
+      message: `host ${item.host} suspended after ${this.opts.config.politeness.host_failure_limit} failed attempts in a row; its URLs stay queued for a later run`,
+      url: item.url,
+    });
   }
 
   /** An unexpected error on one page becomes its recorded outcome; the crawl goes on. */

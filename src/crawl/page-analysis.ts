@@ -4,8 +4,8 @@ import { Parse5Parser } from '../parse/html-parser.js';
 import { KeywordScorer } from '../relevance/keyword-scorer.js';
 import { compressBody } from '../store/body-codec.js';
 import { hostKey } from '../url/host.js';
-import { tryNormalizeUrl } from '../url/normalize.js';
-import { createScope } from '../url/scope.js';
+import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
+import { createScope, type ScopeOptions } from '../url/scope.js';
 import { urlHash } from '../url/url-hash.js';
 
 /** The slice of the configuration page analysis needs (plain data: it crosses to worker threads). */
@@ -13,6 +13,9 @@ export interface AnalysisConfig {
   keywords: Record<string, number>;
   fields: { title: number; headings: number; anchor: number; body: number };
   scope: { hosts: string[]; include: string[]; exclude: string[] };
+  scopeOptions: ScopeOptions;
+  normalize: NormalizeOptions;
+  followCanonical: boolean;
 }
 
 export interface AnalysisInput {
@@ -61,7 +64,8 @@ export interface PageAnalysis {
 export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => PageAnalysis {
   const parser = new Parse5Parser();
   const scorer = new KeywordScorer({ keywords: cfg.keywords, fields: cfg.fields });
-  const scope = createScope(cfg.scope);
+  const scope = createScope(cfg.scope, cfg.scopeOptions);
+  const norm = cfg.normalize;
   return (input) => {
     const body = Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength);
     const stored = compressBody(body);
@@ -82,7 +86,7 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
     const drop = (why: string) => (out.dropped[why] = (out.dropped[why] ?? 0) + 1);
     const byUrl = new Map<string, AnalyzedLink>();
     const add = (raw: string, text: string) => {
-      const url = tryNormalizeUrl(raw);
+      const url = tryNormalizeUrl(raw, norm);
       if (!url) return drop('invalid');
       const seen = byUrl.get(url);
       if (seen) {
@@ -95,8 +99,8 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
       // a copy with its own buffer: a pooled Buffer's slice would clone the whole pool slab to the main thread
       byUrl.set(url, { url, hash: new Uint8Array(urlHash(url)), host: hostKey(url), anchor: text });
     };
-    if (page.canonical) {
-      const canon = tryNormalizeUrl(page.canonical);
+    if (page.canonical && cfg.followCanonical) {
+      const canon = tryNormalizeUrl(page.canonical, norm);
       if (canon && canon !== input.url && hostKey(canon) === input.host) {
         out.canonical = canon;
         add(canon, '');

@@ -5,7 +5,7 @@ import { UrlState } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { PageInfo, Strategy } from '../strategy/strategy.js';
 import { hostKey } from '../url/host.js';
-import { tryNormalizeUrl } from '../url/normalize.js';
+import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import type { ScopeDecision } from '../url/scope.js';
 import { urlHash } from '../url/url-hash.js';
 import type { AnalyzerPool } from './analyzer-pool.js';
@@ -21,6 +21,7 @@ export interface ProcessorDeps {
   threshold: number;
   maxDepth: number;
   maxRedirects: number;
+  normalize: NormalizeOptions;
 }
 
 /** What one page added to the crawl, for stats and events. */
@@ -41,7 +42,7 @@ const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
  * deduplicated like a link, and queued at the redirecting URL's place (same depth, priority and
  * life) with one more hop, up to the hop cap.
  */
-export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res: FetchResult): Promise<ProcessedPage> {
+export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res: FetchResult, attempts = 1): Promise<ProcessedPage> {
   const { store } = deps;
   const ok2xx = !res.error && res.status >= 200 && res.status < 300;
   const html = ok2xx && res.contentType !== null && HTML_TYPES.has(res.contentType);
@@ -95,6 +96,7 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
       if (analysis.noindex) notes.push('noindex');
       note = notes.length ? notes.join('; ') : note;
     }
+    if (attempts > 1) note = note ? `${note} (after ${attempts} attempts)` : `after ${attempts} attempts`;
     store.recordOutcome({
       urlId: item.id, state: res.status > 0 ? UrlState.FETCHED : UrlState.FAILED, status: res.status, error,
       relevance, relevant: relevance === null ? null : relevant, contentHash, fetchedAt, fetchSeq, fetchPriority: item.priority, note,
@@ -116,7 +118,7 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
 }
 
 function followRedirect(deps: ProcessorDeps, item: FrontierItem, location: string): { error: string | null; note: string; added: number } {
-  const target = tryNormalizeUrl(location);
+  const target = tryNormalizeUrl(location, deps.normalize);
   if (!target) return { error: 'E_INVALID_URL', note: `redirect to invalid URL ${location}`, added: 0 };
   if (target === item.url) return { error: 'E_REDIRECT_LOOP', note: 'redirect to itself', added: 0 };
   if (item.hops + 1 > deps.maxRedirects) return { error: 'E_REDIRECT_LIMIT', note: `redirect hop ${item.hops + 1} over the cap`, added: 0 };

@@ -2,7 +2,7 @@ import type { Frontier } from '../frontier/frontier.js';
 import type { Store } from '../store/store.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { hostKey } from '../url/host.js';
-import { tryNormalizeUrl } from '../url/normalize.js';
+import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { urlHash } from '../url/url-hash.js';
 
 /**
@@ -10,11 +10,11 @@ import { urlHash } from '../url/url-hash.js';
  * Seeds already known (a resumed crawl) are left as they are, so re-running is harmless. Seeds are
  * in scope by definition: the scope is not applied to them. Returns how many were added.
  */
-export function seedFrontier(frontier: Frontier, strategy: Strategy, seeds: readonly string[], store: Store): number {
+export function seedFrontier(frontier: Frontier, strategy: Strategy, seeds: readonly string[], store: Store, normalize?: NormalizeOptions): number {
   let added = 0;
   store.transaction(() => {
     for (const raw of seeds) {
-      const url = tryNormalizeUrl(raw);
+      const url = tryNormalizeUrl(raw, normalize);
       if (!url) continue;
       const hash = urlHash(url);
       if (frontier.lookup([hash]).size > 0) continue;

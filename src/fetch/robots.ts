@@ -54,7 +54,28 @@ function normaliseRobotsText(text: string): string {
 
 /** Parses a robots.txt body. `robotsUrl` is where it was found (for relative sitemaps). */
 export function parseRobots(text: string, robotsUrl: string, userAgent: string): RobotsRules {
+  return parseRobotsExplained(text, robotsUrl, userAgent);
+}
+
+/**
+ * Which rule decided a URL: `line` is the 1-based line, in the text given to
+ * {@link parseRobotsExplained}, of the Allow or Disallow rule that decided it; null when no rule
+ * matched (allowed), for "/robots.txt" itself (always allowed) and for an unparsable URL (disallowed).
+ */
+export interface RobotsDecision {
+  allowed: boolean;
+  line: number | null;
+}
+
+/** {@link RobotsRules} that can also say which rule decided a URL (for explaining, e.g. `topicrawl robots`). */
+export interface ExplainedRobotsRules extends RobotsRules {
+  decide(url: string): RobotsDecision;
+}
+
+/** Like {@link parseRobots}, plus `decide(url)`: the verdict of `isAllowed` and the line of the rule behind it. */
+export function parseRobotsExplained(text: string, robotsUrl: string, userAgent: string): ExplainedRobotsRules {
   const base = new URL('/robots.txt', robotsUrl);
+  // normaliseRobotsText keeps lines one for one, so the parser's line numbers are those of `text`.
   const robots = robotsParser(base.href, normaliseRobotsText(text));
   const token = productToken(userAgent);
   const delay = robots.getCrawlDelay(token);
@@ -67,6 +88,16 @@ export function parseRobots(text: string, robotsUrl: string, userAgent: string):
       // not a URL: skip
     }
   }
+  const decide = (url: string): RobotsDecision => {
+    const path = pathOf(url);
+    if (path === null) return { allowed: false, line: null };
+    if (path === '/robots.txt') return { allowed: true, line: null };
+    // Judge the path on the robots.txt origin: the parser ignores URLs of other origins.
+    const target = base.origin + path;
+    const allowed = robots.isAllowed(target, token) !== false;
+    const line = robots.getMatchingLineNumber(target, token);
+    return { allowed, line: typeof line === 'number' && line > 0 ? line : null };
+  };
   return {
     status: 'ok',
     crawlDelayMs: typeof delay === 'number' && Number.isFinite(delay) && delay >= 0 ? Math.round(delay * 1000) : null,
@@ -78,6 +109,7 @@ export function parseRobots(text: string, robotsUrl: string, userAgent: string):
       // Judge the path on the robots.txt origin: the parser ignores URLs of other origins.
       return robots.isAllowed(base.origin + path, token) !== false;
     },
+    decide,
   };
 }
 
@@ -186,25 +218,61 @@ export class RobotsCache {
   }
 
   private async fetchRules(origin: string): Promise<RobotsRules> {
-    let target = `${origin}/robots.txt`;
+    const f = await fetchRobotsTxt(this.fetcher, `${origin}/robots.txt`, { maxBytes: this.maxBytes, maxRedirects: this.maxRedirects });
+    if (f.status === 'ok') return parseRobots(f.text, f.url, this.opts.userAgent);
+    return f.status === 'allow-all' ? ALLOW_ALL : DISALLOW_ALL;
+  }
+}
+
+/**
+ * What fetching one robots.txt came to: its text (`url` is where it was finally found, after
+ * redirects), or the "allow all" / "disallow all" that RFC 9309 prescribes, with a short reason
+ * ("HTTP 404", "unreachable (connection refused)", …). `httpStatus` is the last status seen (0: none).
+ */
+export type RobotsFetchOutcome =
+  | { status: 'ok'; url: string; httpStatus: number; text: string }
+  | { status: 'allow-all' | 'disallow-all'; url: string; httpStatus: number; reason: string };
+
+/**
+ * Fetches the robots.txt at `url` with {@link RobotsCache}'s rules: 2xx → its text (over maxBytes:
+ * cut at the last whole line within maxBytes; over 4 × maxBytes by Content-Length: unreachable);
+ * 3xx → followed up to maxRedirects hops, then allow all; 4xx → allow all; 429, 5xx or a network
+ * error → disallow all. Never rejects.
+ */
+export async function fetchRobotsTxt(
+  fetcher: Fetcher,
+  url: string,
+  opts: { maxBytes?: number; maxRedirects?: number } = {},
+): Promise<RobotsFetchOutcome> {
+  const maxBytes = opts.maxBytes ?? 500 * 1024;
+  const maxRedirects = opts.maxRedirects ?? 5;
+  let target = url;
+  let s = 0;
+  const give = (status: 'allow-all' | 'disallow-all', reason: string): RobotsFetchOutcome => ({ status, url: target, httpStatus: s, reason });
+  try {
     for (let hop = 0; ; hop++) {
       // Ask for more than we parse: a fetcher drops a body whose Content-Length is over its cap.
-      const r = await this.fetcher.fetch(target, { maxBytes: this.maxBytes * 4 });
-      const s = r.status;
+      const r = await fetcher.fetch(target, { maxBytes: maxBytes * 4 });
+      s = r.status;
       if (s >= 200 && s < 300) {
-        if (r.error && (r.error.code !== 'E_TOO_LARGE' || r.body.length === 0)) return DISALLOW_ALL; // unreachable
-        const body = r.body.length > this.maxBytes || r.error ? cutAtLastLine(r.body.subarray(0, this.maxBytes)) : r.body.toString('utf8');
-        return parseRobots(body, target, this.opts.userAgent);
+        if (r.error && (r.error.code !== 'E_TOO_LARGE' || r.body.length === 0)) return give('disallow-all', `unreachable (${r.error.message})`);
+        const text = r.body.length > maxBytes || r.error ? cutAtLastLine(r.body.subarray(0, maxBytes)) : r.body.toString('utf8');
+        return { status: 'ok', url: target, httpStatus: s, text };
       }
       if (s >= 300 && s < 400) {
-        if (!r.location || hop >= this.maxRedirects) return ALLOW_ALL; // unavailable (RFC 9309 §2.3.1.2)
+        // unavailable (RFC 9309 §2.3.1.2)
+        if (!r.location) return give('allow-all', `HTTP ${s} without a Location`);
+        if (hop >= maxRedirects) return give('allow-all', `more than ${maxRedirects} redirects`);
         target = r.location;
         continue;
       }
-      if (s === 429 || s >= 500 || s === 0) return DISALLOW_ALL;
-      if (s >= 400) return ALLOW_ALL;
-      return DISALLOW_ALL; // 1xx or nonsense
+      if (s === 0) return give('disallow-all', `unreachable (${r.error?.message ?? 'no response'})`);
+      if (s === 429 || s >= 500) return give('disallow-all', `HTTP ${s}`);
+      if (s >= 400) return give('allow-all', `HTTP ${s}`);
+      return give('disallow-all', `HTTP ${s}`); // 1xx or nonsense
     }
+  } catch (err) {
+    return give('disallow-all', `unreachable (${err instanceof Error ? err.message : String(err)})`);
   }
 }
 

@@ -1,5 +1,6 @@
 import { domainToASCII } from 'node:url';
 import { TopicrawlError } from '../errors.js';
+import { looksLikeTrap, repeatedSegments } from './traps.js';
 
 /**
  * Scope: which URLs a crawl may enqueue. Decisions are pure functions of the URL string, applied
@@ -9,7 +10,7 @@ import { TopicrawlError } from '../errors.js';
 /** Why a URL is out of scope; `ok: true` when it is in scope. */
 export type ScopeDecision =
   | { ok: true }
-  | { ok: false; reason: 'host' | 'include' | 'exclude' | 'media' | 'scheme' | 'length' };
+  | { ok: false; reason: 'host' | 'include' | 'exclude' | 'media' | 'scheme' | 'length' | 'trap' | 'repeat' };
 
 /** The scope section of a topic (read-only view of `Config['scope']`). */
 export interface ScopeSpec {
@@ -30,6 +31,10 @@ export interface ScopeOptions {
   maxUrlLength?: number;
   /** File extensions (lower-case, no dot) filtered before fetching; default {@link MEDIA_EXTENSIONS}. */
   mediaExtensions?: readonly string[];
+  /** Refuse URLs matching the built-in trap patterns (traps.ts); default false. */
+  excludeTraps?: boolean;
+  /** Refuse paths repeating one segment more often than this; default: no limit. */
+  maxRepeatedSegments?: number;
 }
 
 export const DEFAULT_MAX_URL_LENGTH = 2048;
@@ -121,6 +126,8 @@ export function createScope(scope: ScopeSpec, opts: ScopeOptions = {}): (url: st
     if (ext !== '' && media.has(ext)) return no('media');
     for (const re of exclude) if (re.test(url)) return no('exclude');
     if (include.length > 0 && !include.some((re) => re.test(url))) return no('include');
+    if (opts.excludeTraps && looksLikeTrap(url)) return no('trap');
+    if (opts.maxRepeatedSegments !== undefined && repeatedSegments(parsed.pathname) > opts.maxRepeatedSegments) return no('repeat');
     return OK;
   };
 }

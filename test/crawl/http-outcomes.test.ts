@@ -113,7 +113,8 @@ describe('HTTP outcomes in the crawl loop', () => {
   it('records a connection failure as the page outcome', async () => {
     const db = join(tmpDir(), 'dead.db');
     const config = buildConfig({
-      name: 'dead', seeds: ['http://dead.test/', 'http://dead.test/2', 'http://unmapped.test/'], politeness: { delay_ms: 0, concurrency: 1, robots: false },
+      name: 'dead', seeds: ['http://dead.test/', 'http://dead.test/2', 'http://unmapped.test/'],
+      politeness: { delay_ms: 0, concurrency: 1, robots: false, host_failure_limit: 10 }, fetch: { max_retries: 2, retry_base_ms: 5 },
     });
     // mappedOnly: a host missing from the map is never looked up in DNS
     const crawler = new Crawler({ config, dbPath: db, resolve: { 'dead.test': '127.0.0.1:1' }, mappedOnly: true });
@@ -125,5 +126,29 @@ describe('HTTP outcomes in the crawl loop', () => {
       ['http://dead.test/2', 0, 'E_CONNECT'],
       ['http://unmapped.test/', 0, 'E_DNS'],
     ]);
+    // each was tried three times (two retries) before its failure was recorded
+    const conn = openDatabase(db, { readonly: true });
+    const notes = (conn.prepare('SELECT note FROM urls').all() as { note: string }[]).map((r) => r.note);
+    expect(notes).toHaveLength(3);
+    for (const n of notes) expect(n).toContain('after 3 attempts');
+    conn.close();
+  });
+
+  it('suspends a host that keeps failing; its URLs stay queued', async () => {
+    const db = join(tmpDir(), 'susp.db');
+    const seeds = Array.from({ length: 5 }, (_, i) => `http://dead.test/${i}`);
+    const config = buildConfig({
+      name: 'susp', seeds, politeness: { delay_ms: 0, concurrency: 1, robots: false, host_failure_limit: 3 }, fetch: { max_retries: 1, retry_base_ms: 5 },
+    });
+    const crawler = new Crawler({ config, dbPath: db, resolve: { 'dead.test': '127.0.0.1:1' } });
+    const warnings: string[] = [];
+    crawler.on('warn', (w) => warnings.push(w.code));
+    const summary = await crawler.run();
+    crawler.close();
+    expect(summary.suspendedHosts).toEqual(['dead.test']);
+    expect(warnings).toContain('E_HOST_SUSPENDED');
+    // attempts: A, A (retry), B → the third failure in a row suspends; B is recorded, the rest wait
+    expect(summary.fetched).toBe(2);
+    expect(summary.frontier).toBe(3);
   });
 });

@@ -1,0 +1,190 @@
+/**
+ * Frontier benchmark (issue: scale): N URLs over H hosts enqueued in batches, then dequeued through
+ * the politeness scheduler, each dequeued URL recorded as the crawl records an outcome.
+ *
+ *   npx tsx scripts/bench-frontier.ts [--urls 10000000] [--hosts 100000] [--batch 10000] [--db FILE]
+ *                                     [--dequeue-batch 1000] [--in-flight 64] [--delay-seconds 5] [--keep]
+ *
+ * Phases, each timed on its own:
+ * 1. enqueue: URLs `http://h<k>.bench.test/p/<i>.html` from a fixed PRNG (host k skewed: k = ⌊H·u²⌋,
+ *    so the busiest host gets ~1/√H of the URLs and the quietest ~1/(2H)), priorities in [0, 1] with
+ *    three decimals (many ties: FIFO tie-break), hashed with urlHash; `frontier.add(batch)` inside
+ *    one store transaction per batch, committed per batch. Generation and hashing are timed apart.
+ * 2. lookup: known and unknown hashes in chunks of 64 (as link intake does).
+ * 3. delayed: a frontier with a 1 s politeness delay, simulated clock (injected `now`) for
+ *    `--delay-seconds`: the waiting-heap path, with `wait` answers jumping the clock.
+ * 4. reopen: a new frontier on the same file (what a resumed crawl does), delay 0.
+ * 5. drain: everything left, `next(now)` + `recordOutcome` + `release(item, now)` with up to
+ *    `--in-flight` URLs handed out at once, one transaction per `--dequeue-batch` dequeues.
+ * Prints one JSON object. Peak RSS: sampled every batch and process.resourceUsage().maxRSS.
+ */
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { FrontierItem, NewUrl } from '../src/frontier/frontier.js';
+import { SqliteFrontier } from '../src/frontier/sqlite-frontier.js';
+import { SqliteStore, UrlState } from '../src/store/sqlite-store.js';
+import { urlHash } from '../src/url/url-hash.js';
+
+const { values: a } = parseArgs({
+  options: {
+    urls: { type: 'string', default: '10000000' },
+    hosts: { type: 'string', default: '100000' },
+    batch: { type: 'string', default: '10000' },
+    'dequeue-batch': { type: 'string', default: '1000' },
+    'in-flight': { type: 'string', default: '64' },
+    'delay-seconds': { type: 'string', default: '5' },
+    db: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const N = Number(a.urls);
+const H = Number(a.hosts);
+const BATCH = Number(a.batch);
+const DQ_BATCH = Number(a['dequeue-batch']);
+const IN_FLIGHT = Number(a['in-flight']);
+const DELAY_S = Number(a['delay-seconds']);
+
+const dir = a.db ? null : mkdtempSync(join(tmpdir(), 'bench-frontier-'));
+const dbPath = a.db ?? join(dir!, 'frontier.db');
+if (a.db && existsSync(dbPath)) throw new Error(`${dbPath} exists: the benchmark wants a fresh file`);
+
+let peakRss = 0;
+const sampleRss = () => (peakRss = Math.max(peakRss, process.memoryUsage.rss()));
+const mb = (b: number) => +(b / 2 ** 20).toFixed(1);
+const size = (p: string) => (existsSync(p) ? statSync(p).size : 0);
+const dbSize = () => ({ file_mb: mb(size(dbPath)), wal_mb: mb(size(`${dbPath}-wal`)), total_mb: mb(size(dbPath) + size(`${dbPath}-wal`)) });
+const perSec = (n: number, ms: number) => Math.round(n / (ms / 1000));
+
+/** mulberry32: a small deterministic PRNG. */
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rand = prng(1);
+function makeUrl(i: number): NewUrl {
+  const u = rand();
+  const k = Math.floor(H * u * u);
+  const host = `h${k}.bench.test`;
+  const url = `http://${host}/p/${i}.html`;
+  return { hash: urlHash(url), url, host, depth: i % 7, priority: Math.round(rand() * 1000) / 1000, life: 3, parentId: null, anchor: null };
+}
+
+const store = new SqliteStore(dbPath, { commitEveryMs: 0 }); // every store.transaction commits
+const out: Record<string, unknown> = {
+  command: `npx tsx scripts/bench-frontier.ts ${process.argv.slice(2).join(' ')}`.trim(),
+  urls: N, hosts: H, batch: BATCH,
+};
+try {
+  // 1. enqueue
+  let frontier = new SqliteFrontier(store.db, { delayMs: 1000, perHostConcurrency: 1 });
+  let genMs = 0;
+  let addMs = 0;
+  const LOOK = Math.min(200_000, N);
+  const stride = Math.max(1, Math.floor(N / LOOK));
+  const known: Buffer[] = []; // a sample of enqueued hashes, for the lookup phase
+  for (let i = 0; i < N; i += BATCH) {
+    const g0 = performance.now();
+    const batch: NewUrl[] = [];
+    for (let j = i; j < Math.min(N, i + BATCH); j++) {
+      batch.push(makeUrl(j));
+      if (j % stride === 0 && known.length < LOOK) known.push(batch[batch.length - 1].hash);
+    }
+    const t0 = performance.now();
+    genMs += t0 - g0;
+    store.transaction(() => frontier.add(batch));
+    addMs += performance.now() - t0;
+    sampleRss();
+  }
+  out.enqueue = {
+    enqueues_per_s: perSec(N, addMs), seconds: +(addMs / 1000).toFixed(1),
+    with_generation_per_s: perSec(N, addMs + genMs), generation_seconds: +(genMs / 1000).toFixed(1),
+    queued: frontier.size(), rss_mb: mb(process.memoryUsage.rss()), db: dbSize(),
+  };
+
+  // 2. lookup: known URLs (a sample spread over the whole run) and unknown ones
+  const unknown = Array.from({ length: LOOK }, (_, i) => urlHash(`http://new.bench.test/${i}`));
+  const l0 = performance.now();
+  let found = 0;
+  for (const hs of [known, unknown]) for (let i = 0; i < hs.length; i += 64) found += frontier.lookup(hs.slice(i, i + 64)).size;
+  const lookMs = performance.now() - l0;
+  out.lookup = { hashes_per_s: perSec(known.length + unknown.length, lookMs), known: known.length, found };
+
+  // the dequeue loop: up to IN_FLIGHT handed out, each recorded then released, DQ_BATCH per transaction
+  const inFlight: FrontierItem[] = [];
+  let dequeued = 0;
+  function record(item: FrontierItem, now: number): void {
+    store.recordOutcome({
+      urlId: item.id, state: UrlState.FETCHED, status: 200, error: null, relevance: 0.5, relevant: false, contentHash: null,
+      fetchedAt: now, fetchSeq: store.nextFetchSeq(), fetchPriority: item.priority,
+    });
+    frontier.release(item, now);
+  }
+  /** Runs until `stop(now)` or the frontier is empty; returns the simulated clock. */
+  function dequeueLoop(now: number, stop: (now: number) => boolean): number {
+    let done = false;
+    while (!done) {
+      store.transaction(() => {
+        for (let n = 0; n < DQ_BATCH; ) {
+          if (stop(now)) return void (done = true);
+          const r = frontier.next(now);
+          if (r.kind === 'url') {
+            inFlight.push(r.item);
+            dequeued++;
+            n++;
+            if (inFlight.length >= IN_FLIGHT) record(inFlight.shift()!, now);
+            continue;
+          }
+          if (inFlight.length > 0) record(inFlight.shift()!, now);
+          else if (r.kind === 'wait') now = r.until;
+          else return void (done = true);
+        }
+      });
+      sampleRss();
+    }
+    store.transaction(() => {
+      while (inFlight.length > 0) record(inFlight.shift()!, now);
+    });
+    return now;
+  }
+
+  // 3. delayed: 1 s per host, simulated clock
+  const T0 = 1_000_000;
+  let d0 = performance.now();
+  dequeueLoop(T0, (now) => now >= T0 + DELAY_S * 1000);
+  let ms = performance.now() - d0;
+  out.delayed = { delay_ms: 1000, simulated_seconds: DELAY_S, dequeued, dequeues_per_s: perSec(dequeued, ms), seconds: +(ms / 1000).toFixed(1) };
+
+  // 4. reopen with delay 0
+  const r0 = performance.now();
+  frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+  out.reopen = { seconds: +((performance.now() - r0) / 1000).toFixed(2), queued: frontier.size() };
+  sampleRss();
+
+  // 5. drain
+  const before = dequeued;
+  d0 = performance.now();
+  dequeueLoop(T0 + DELAY_S * 1000, () => false);
+  ms = performance.now() - d0;
+  out.drain = {
+    dequeued: dequeued - before, dequeues_per_s: perSec(dequeued - before, ms), seconds: +(ms / 1000).toFixed(1),
+    left: frontier.size(), in_flight: frontier.inFlight(),
+  };
+  const fetched = (store.db.prepare('SELECT COUNT(*) AS n FROM urls WHERE state = ?').get(UrlState.FETCHED) as { n: number }).n;
+  out.fetched_total = fetched;
+  out.db_at_end = dbSize();
+  sampleRss();
+  out.peak_rss_mb = { sampled: mb(peakRss), max_rss: mb(process.resourceUsage().maxRSS * 1024) };
+  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  if (fetched !== N) throw new Error(`fetched ${fetched} of ${N}`);
+} finally {
+  store.close();
+  if (dir && !a.keep) rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,30 @@
+import type { Config } from '../topic/config.js';
+import type { NormalizeOptions } from '../url/normalize.js';
+import { createScope, type ScopeDecision, type ScopeOptions } from '../url/scope.js';
+import type { AnalysisConfig } from './page-analysis.js';
+
+/** The URL rules of a configuration (topic `url:`), as normalizeUrl options. */
+export function normalizeOptions(cfg: Config): NormalizeOptions {
+  return { stripParams: [...cfg.url.strip_params], keepDefaultStripList: cfg.url.keep_default_strip_list, sortQuery: cfg.url.sort_query };
+}
+
+/** Scope options from the topic's `scope` and `limits` (URL length, traps, repeated segments). */
+export function scopeOptions(cfg: Config): ScopeOptions {
+  return { maxUrlLength: cfg.limits.max_url_length, excludeTraps: cfg.scope.exclude_traps, maxRepeatedSegments: cfg.limits.max_repeated_segments };
+}
+
+export function scopeOf(cfg: Config): (url: string) => ScopeDecision {
+  return createScope(cfg.scope, scopeOptions(cfg));
+}
+
+/** The slice page analysis gets: plain data, since it crosses to worker threads. */
+export function analysisConfig(cfg: Config): AnalysisConfig {
+  return {
+    keywords: { ...cfg.keywords },
+    fields: { ...cfg.relevance.fields },
+    scope: { hosts: [...cfg.scope.hosts], include: [...cfg.scope.include], exclude: [...cfg.scope.exclude] },
+    scopeOptions: scopeOptions(cfg),
+    normalize: normalizeOptions(cfg),
+    followCanonical: cfg.url.follow_canonical,
+  };
+}
