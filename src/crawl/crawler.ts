@@ -120,6 +120,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         maxPageBytes: cfg.limits.max_page_bytes,
         resolve: opts.resolve,
         mappedOnly: opts.mappedOnly,
+        allowPrivate: cfg.fetch.allow_private,
       });
     this.robots = cfg.politeness.robots
       ? new RobotsGate(new RobotsCache(this.fetcher, { userAgent: cfg.politeness.user_agent }), this.frontier, this.store, {

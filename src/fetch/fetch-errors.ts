@@ -36,6 +36,7 @@ const NODE_CODES: Record<string, ErrorCode> = {
   Z_BUF_ERROR: 'E_DECODE',
   ERR_BROTLI_DECOMPRESSION_FAILED: 'E_DECODE',
   ERR__ERROR_FORMAT_PADDING_1: 'E_DECODE',
+  E_ADDRESS_REFUSED: 'E_ADDRESS_REFUSED',
 };
 
 function codeOf(err: unknown): ErrorCode | undefined {

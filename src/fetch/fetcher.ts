@@ -55,6 +55,10 @@ export interface FetcherOptions {
   resolve?: Record<string, string>;
   /** Only mapped hosts are reachable; any other fails with E_DNS without a DNS lookup. */
   mappedOnly?: boolean;
+  /** Connect to private, loopback, link-local… addresses of unmapped hosts (default true; the crawl passes fetch.allow_private). */
+  allowPrivate?: boolean;
+  /** DNS cache lifetime of an answer (default 5 min). */
+  dnsTtlMs?: number;
   /** Max connections per origin (default 8). */
   connectionsPerOrigin?: number;
 }

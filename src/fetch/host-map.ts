@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { isRefusedAddress } from './address-policy.js';
 import type { buildConnector } from 'undici';
 import { TopicrawlError } from '../errors.js';
 
@@ -74,6 +75,8 @@ export function mappedConnector(
   map: HostMap,
   onConnect?: (key: string, remoteAddress: string) => void,
   mappedOnly = false,
+  /** Refuse unmapped hosts whose connected address is private, loopback, link-local… (address-policy.ts). */
+  refusePrivate = false,
 ): buildConnector.connector {
   return (opts, callback) => {
     const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
@@ -95,8 +98,14 @@ export function mappedConnector(
       : opts;
     base(next, (err, socket) => {
       if (socket && onConnect && socket.remoteAddress) onConnect(originKey(opts.protocol, hostname, port), socket.remoteAddress);
-      if (err) callback(err, null);
-      else callback(null, socket!);
+      if (err) return callback(err, null);
+      if (!mapped && refusePrivate && isRefusedAddress(socket!.remoteAddress)) {
+        // checked on the address actually connected to: DNS rebinding cannot get round it
+        socket!.destroy();
+        const refused = Object.assign(new Error(`${hostname} connected to ${socket!.remoteAddress}, a private or reserved address`), { code: 'E_ADDRESS_REFUSED' });
+        return callback(refused, null);
+      }
+      callback(null, socket!);
     });
   };
 }

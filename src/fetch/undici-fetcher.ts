@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { FetchOptions, FetchResult, Fetcher, FetcherOptions } from './fetcher.js';
 import { readBody } from './body-reader.js';
 import { mapFetchError, type FetchFailure } from './fetch-errors.js';
+import { createCachingLookup, type CachingLookup } from './dns-cache.js';
 import { HostMap, mappedConnector, originKey } from './host-map.js';
 
 const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5';
@@ -36,15 +37,18 @@ export function mediaType(contentType: string | undefined): string | null {
 export class UndiciFetcher implements Fetcher {
   private readonly agent: Agent;
   private readonly remote = new Map<string, string>();
+  /** The DNS cache of this fetcher's connections. */
+  readonly lookup: CachingLookup;
   private readonly baseHeaders: Record<string, string>;
   private closed = false;
 
   constructor(private readonly opts: FetcherOptions) {
-    const base = buildConnector({ timeout: opts.connectTimeoutMs });
+    this.lookup = createCachingLookup({ ttlMs: opts.dnsTtlMs });
+    const base = buildConnector({ timeout: opts.connectTimeoutMs, lookup: this.lookup } as buildConnector.BuildOptions);
     const connect = mappedConnector(base, new HostMap(opts.resolve), (key, addr) => {
       if (this.remote.size >= 100_000) this.remote.clear(); // one entry per origin: bound it on huge crawls
       this.remote.set(key, addr);
-    }, opts.mappedOnly ?? false);
+    }, opts.mappedOnly ?? false, !(opts.allowPrivate ?? true));
     this.agent = new Agent({
       connect,
       connections: opts.connectionsPerOrigin ?? 8,
