@@ -16,6 +16,11 @@ export class CrawlStats {
   /** pages recorded in this run (not counting earlier runs on the same file) */
   fetchedThisRun = 0;
   private readonly started: number;
+  /** discovery rates of completed windows of `flatWindow` pages */
+  private readonly windows: number[] = [];
+  private windowNew = 0;
+  private windowPages = 0;
+  private lastFlatWarning = -Infinity;
   private readonly recent: number[] = [];
   private recentSum = 0;
 
@@ -37,9 +42,33 @@ export class CrawlStats {
     this.bytes += p.bytes;
     this.known += p.newUrls;
     this.pruned += p.pruned;
+    this.windowNew += p.newUrls;
+    if (++this.windowPages === CrawlStats.flatWindow) {
+      this.windows.push(this.windowNew / this.windowPages);
+      if (this.windows.length > 3) this.windows.shift();
+      this.windowNew = 0;
+      this.windowPages = 0;
+    }
     this.recent.push(p.newUrls);
     this.recentSum += p.newUrls;
     if (this.recent.length > this.window) this.recentSum -= this.recent.shift()!;
+  }
+
+  static readonly flatWindow = 200;
+
+  /**
+   * A discovery rate that stays up and flat (≥ 1 new URL per page, three windows of 200 pages
+   * within 15% of each other) means the crawl keeps finding as many new URLs as it fetches: the
+   * mark of a URL trap (calendars, session ids, faceted navigation). Returns the rate to warn about,
+   * at most once per 1,000 pages, else null.
+   */
+  flatDiscovery(): number | null {
+    if (this.windows.length < 3 || this.fetchedThisRun - this.lastFlatWarning < 1000) return null;
+    const lo = Math.min(...this.windows);
+    const hi = Math.max(...this.windows);
+    if (lo < 1 || hi > lo * 1.15) return null;
+    this.lastFlatWarning = this.fetchedThisRun;
+    return this.windows.reduce((a, b) => a + b, 0) / this.windows.length;
   }
 
   discoveryRate(): number {

@@ -217,6 +217,13 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     if (!this.store.db.open) return;
     const snap = this.stats.snapshot(this.frontier.size());
     this.emit('progress', snap);
+    const flat = this.stats.flatDiscovery();
+    if (flat !== null) {
+      this.emit('warn', {
+        code: 'W_DISCOVERY_FLAT',
+        message: `the discovery rate has stayed at ${flat.toFixed(2)} new URLs per page for ${3 * CrawlStats.flatWindow} pages: a URL trap? (see topicrawl stats)`,
+      });
+    }
     try {
       this.store.recordMetrics({ at: Date.now(), queued: snap.frontier, known: this.stats.known, ...snap });
     } catch (err) {
