@@ -29,4 +29,42 @@ describe('politeness', () => {
     const all = requests.map((r) => r.receivedAt);
     expect(Math.max(...all) - Math.min(...all)).toBeLessThan(rows.length * delay * 0.6);
   });
+
+  it('one slow host does not slow the others', async () => {
+    const { createServer } = await import('node:http');
+    const hits: { host: string; at: number }[] = [];
+    const server = createServer((req, res) => {
+      const host = (req.headers.host ?? '').split(':')[0];
+      hits.push({ host, at: Date.now() });
+      const links = Array.from({ length: 10 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
+      const send = () => res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${host}</title>${req.url === '/' ? links : ''}`);
+      if (host === 'slow.test') setTimeout(send, 400);
+      else send();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { Crawler } = await import('../../src/crawl/crawler.js');
+    const { buildConfig } = await import('../../src/topic/config.js');
+    const port = (server.address() as import('node:net').AddressInfo).port;
+    try {
+      const config = buildConfig({
+        name: 'slow', seeds: ['http://slow.test/', 'http://fast.test/'], strategy: { name: 'breadth-first' },
+        politeness: { delay_ms: 20, concurrency: 4, per_host_concurrency: 1, robots: false },
+      });
+      const crawler = new Crawler({ config, dbPath: join(tmpDir(), 's.db'), resolve: { 'slow.test': `127.0.0.1:${port}`, 'fast.test': `127.0.0.1:${port}` } });
+      const t0 = Date.now();
+      const summary = await crawler.run();
+      crawler.close();
+      expect(summary.fetched).toBe(22);
+      const span = (host: string) => {
+        const at = hits.filter((h) => h.host === host).map((h) => h.at);
+        return Math.max(...at) - Math.min(...at);
+      };
+      // 11 slow pages take ≥ 10 × 400 ms one after another; the fast host's 11 pages go at its own pace
+      expect(span('slow.test')).toBeGreaterThan(4000);
+      expect(span('fast.test')).toBeLessThan(span('slow.test') / 4);
+      expect(Date.now() - t0).toBeGreaterThan(4000);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
 });
