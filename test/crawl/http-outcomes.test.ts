@@ -19,7 +19,11 @@ const html = (body: string) => `<!doctype html><html><head><title>t</title></hea
 const routes: Record<string, Handler> = {
   'a.test/': (_q, r) => r.end(html(`烟草 <a href="/r1">chain</a> <a href="/loop1">loop</a> <a href="/far1">far</a> <a href="/gone">gone</a>
       <a href="/data">bin</a> <a href="/pic.jpg">media</a> <a href="/nofollow.html">nf</a> <a href="/based/page.html">based</a> <a href="http://b.test/">b</a>
-      <a href="http://dead.test/">dead</a> <a href="/canon-dup.html">canon</a> <a href="/x" rel="nofollow">relnf</a>`)),
+      <a href="http://dead.test/">dead</a> <a href="/canon-dup.html">canon</a> <a href="/x" rel="nofollow">relnf</a>
+      <a href="/copy1">copy</a> <a href="/copy2?session=2">copy</a>`)),
+  'a.test/copy1': (_q, r) => r.end(html('<p>the same text on two URLs</p><a href="/from-copy">next</a>')),
+  'a.test/copy2?session=2': (_q, r) => r.end(html('<p>the same text on two URLs</p><a href="/from-copy">next</a>')),
+  'a.test/from-copy': (_q, r) => r.end(html('reached once')),
   'a.test/r1': (_q, r) => r.writeHead(301, { location: '/r2' }).end(),
   'a.test/r2': (_q, r) => r.writeHead(302, { location: 'http://b.test/landing' }).end(),
   'b.test/landing': (_q, r) => r.end(html('landed')),
@@ -99,6 +103,10 @@ describe('HTTP outcomes in the crawl loop', () => {
         expect(rows.get('http://b.test/sub/rel.html')?.status).toBe(200);
         expect(rows.get('http://a.test/canonical.html')?.status).toBe(200);
         expect(note('http://a.test/canon-dup.html')).toMatch(/canonical http:\/\/a\.test\/canonical\.html/);
+        // exact duplicate content is recorded as such; its links are not followed again
+        const dupNotes = [note('http://a.test/copy1'), note('http://a.test/copy2?session=2')];
+        expect(dupNotes.filter((n) => n?.startsWith('duplicate content of url #'))).toHaveLength(1);
+        expect(srv.hits.filter((h) => h === 'a.test/from-copy')).toHaveLength(1);
         // nothing fetched twice on the wire (robots.txt once per host)
         const pages = srv.hits.filter((h) => !h.endsWith('/robots.txt'));
         expect(new Set(pages).size).toBe(pages.length);
