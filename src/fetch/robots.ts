@@ -262,7 +262,7 @@ export async function fetchRobotsTxt(
       if (s >= 300 && s < 400) {
         // unavailable (RFC 9309 §2.3.1.2)
         if (!r.location) return give('allow-all', `HTTP ${s} without a Location`);
-        if (hop >= maxRedirects) return give('allow-all', `more than ${maxRedirects} redirects`);
+        if (hop >= maxRedirects) return give('allow-all', `redirected more than ${maxRedirects} times`);
         target = r.location;
         continue;
       }
