@@ -1,4 +1,7 @@
+import type { FetcherOptions } from '../fetch/fetcher.js';
 import type { Config } from '../topic/config.js';
+import type { CrawlerOptions } from './crawl-types.js';
+import type { RetrySettings } from './retry-policy.js';
 import type { NormalizeOptions } from '../url/normalize.js';
 import { createScope, type ScopeDecision, type ScopeOptions } from '../url/scope.js';
 import type { AnalysisConfig } from './page-analysis.js';
@@ -26,5 +29,26 @@ export function analysisConfig(cfg: Config): AnalysisConfig {
     scopeOptions: scopeOptions(cfg),
     normalize: normalizeOptions(cfg),
     followCanonical: cfg.url.follow_canonical,
+  };
+}
+
+/** The fetcher's slice: timeouts, body cap, user agent, host map, address policy. */
+export function fetcherOptions(cfg: Config, opts: Pick<CrawlerOptions, 'resolve' | 'mappedOnly'>): FetcherOptions {
+  return {
+    userAgent: cfg.politeness.user_agent,
+    connectTimeoutMs: cfg.fetch.connect_timeout_ms,
+    headersTimeoutMs: cfg.fetch.headers_timeout_ms,
+    bodyTimeoutMs: cfg.fetch.body_timeout_ms,
+    maxPageBytes: cfg.limits.max_page_bytes,
+    resolve: opts.resolve,
+    mappedOnly: opts.mappedOnly,
+    allowPrivate: cfg.fetch.allow_private,
+  };
+}
+
+export function retrySettings(cfg: Config): RetrySettings {
+  return {
+    maxRetries: cfg.fetch.max_retries, baseMs: cfg.fetch.retry_base_ms, maxBackoffMs: cfg.fetch.max_backoff_ms,
+    hostFailureLimit: cfg.politeness.host_failure_limit,
   };
 }

@@ -1,61 +1,25 @@
+export type { CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { TopicrawlError, toOutcome } from '../errors.js';
 import { TypedEmitter, type CrawlEvents, type StopReason } from '../events.js';
 import type { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
 import type { FrontierItem } from '../frontier/frontier.js';
-import { SqliteFrontier } from '../frontier/sqlite-frontier.js';
+import type { SqliteFrontier } from '../frontier/sqlite-frontier.js';
 import { UrlState } from '../store/schema.js';
-import { SqliteStore } from '../store/sqlite-store.js';
-import { createStrategy } from '../strategy/registry.js';
+import type { SqliteStore } from '../store/sqlite-store.js';
 import type { Strategy } from '../strategy/strategy.js';
-import type { Config } from '../topic/config.js';
 import { AnalyzerPool } from './analyzer-pool.js';
 import { RetryPolicy } from './retry-policy.js';
 import { RobotsGate } from './robots-gate.js';
-import { analysisConfig, normalizeOptions, scopeOf } from './crawl-settings.js';
+import type { ScopeDecision } from '../url/scope.js';
+import { analysisConfig, fetcherOptions, normalizeOptions, retrySettings, scopeOf } from './crawl-settings.js';
+import { seedFromSitemaps } from './sitemap-seeds.js';
+import { openCrawlState } from './crawl-state.js';
+import type { CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { CrawlStats } from './crawl-stats.js';
 import { processFetch, type ProcessorDeps } from './page-processor.js';
 import { seedFrontier } from './seeds.js';
-
-export interface CrawlerOptions {
-  config: Config;
-  dbPath: string;
-  /** host → address[:port] (like curl --resolve); such hosts never go through DNS. */
-  resolve?: Record<string, string>;
-  /** Reach only the hosts in `resolve` (a corpus crawl): others fail with E_DNS, never looked up. */
-  mappedOnly?: boolean;
-  /** For tests: a fetcher to use instead of undici. */
-  fetcher?: Fetcher;
-  /** Most a robots.txt Crawl-delay may raise a host's delay (ms); default politeness.max_crawl_delay_ms. */
-  maxCrawlDelayMs?: number;
-  /** How often progress events and metrics rows are emitted (ms). */
-  progressEveryMs?: number;
-  /** Page-analysis worker threads (0: analyse on the main thread). Default: one per core, 1 to 4. */
-  workers?: number;
-}
-
-export interface CrawlSummary {
-  reason: StopReason;
-  db: string;
-  topic: string;
-  strategy: string;
-  resumed: boolean;
-  fetched: number;
-  fetchedThisRun: number;
-  relevant: number;
-  harvest: number;
-  errors: number;
-  bytes: number;
-  frontier: number;
-  pruned: number;
-  known: number;
-  discoveryRate: number;
-  elapsedMs: number;
-  pagesPerSec: number;
-  /** Hosts suspended in this run after repeated failures. */
-  suspendedHosts: string[];
-}
 
 /**
  * The crawl loop (DESIGN.md): the frontier hands out the best URL a polite schedule allows; the
@@ -71,13 +35,15 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private readonly fetcher: Fetcher;
   private readonly ownsFetcher: boolean;
   private readonly robots: RobotsGate | null;
+  private readonly robotsCache: RobotsCache | null;
+  private readonly scope: (url: string) => ScopeDecision;
   private readonly retry: RetryPolicy;
   private readonly suspended = new Set<string>();
   private readonly deps: ProcessorDeps;
   private readonly analyzers: AnalyzerPool;
   private readonly stats: CrawlStats;
   private readonly resumed: boolean;
-  private readonly hostFetched = new Map<number, number>();
+  private readonly hostFetched: Map<number, number>;
   private readonly inFlight = new Set<Promise<void>>();
   private stopping = false;
   private fatal: unknown = null;
@@ -86,53 +52,20 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   constructor(private readonly opts: CrawlerOptions) {
     super();
     const cfg = opts.config;
-    this.store = new SqliteStore(opts.dbPath);
-    try {
-      const prevTopic = this.store.getMeta('topic');
-      if (prevTopic !== undefined && prevTopic !== cfg.name) {
-        throw new TopicrawlError('E_CONFIG', `${opts.dbPath} holds a crawl of topic "${prevTopic}", not "${cfg.name}"; use another --db`, { db: opts.dbPath });
-      }
-      this.resumed = prevTopic !== undefined;
-      this.store.setMeta('topic', cfg.name);
-      this.store.setMeta('strategy', cfg.strategy.name);
-      this.store.setMeta('config', JSON.stringify(cfg));
-      if (!this.resumed) this.store.setMeta('created_at', new Date().toISOString());
-      this.frontier = new SqliteFrontier(this.store.db, { delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency });
-      this.strategy = createStrategy(cfg.strategy.name, { ...cfg.strategy, location: cfg.location });
-      const maxPriority = (this.store.db.prepare('SELECT MAX(priority) AS m FROM urls').get() as { m: number | null }).m;
-      if (maxPriority !== null) this.strategy.resume?.({ maxPriority });
-      for (const r of this.store.db.prepare('SELECT id, fetched FROM hosts').all() as { id: number; fetched: number }[]) {
-        this.hostFetched.set(r.id, r.fetched);
-        if (r.fetched >= cfg.limits.max_pages_per_host) this.frontier.closeHost(r.id);
-      }
-    } catch (err) {
-      this.store.close();
-      throw err;
-    }
+    const state = openCrawlState(cfg, opts.dbPath);
+    ({ store: this.store, frontier: this.frontier, strategy: this.strategy, resumed: this.resumed, hostFetched: this.hostFetched } = state);
     this.ownsFetcher = !opts.fetcher;
-    this.fetcher =
-      opts.fetcher ??
-      new UndiciFetcher({
-        userAgent: cfg.politeness.user_agent,
-        connectTimeoutMs: cfg.fetch.connect_timeout_ms,
-        headersTimeoutMs: cfg.fetch.headers_timeout_ms,
-        bodyTimeoutMs: cfg.fetch.body_timeout_ms,
-        maxPageBytes: cfg.limits.max_page_bytes,
-        resolve: opts.resolve,
-        mappedOnly: opts.mappedOnly,
-        allowPrivate: cfg.fetch.allow_private,
-      });
-    this.robots = cfg.politeness.robots
-      ? new RobotsGate(new RobotsCache(this.fetcher, { userAgent: cfg.politeness.user_agent }), this.frontier, this.store, {
+    this.fetcher = opts.fetcher ?? new UndiciFetcher(fetcherOptions(cfg, opts));
+    this.robotsCache = cfg.politeness.robots ? new RobotsCache(this.fetcher, { userAgent: cfg.politeness.user_agent }) : null;
+    this.robots = this.robotsCache
+      ? new RobotsGate(this.robotsCache, this.frontier, this.store, {
           delayMs: cfg.politeness.delay_ms,
           maxCrawlDelayMs: opts.maxCrawlDelayMs ?? cfg.politeness.max_crawl_delay_ms,
         })
       : null;
-    this.retry = new RetryPolicy({
-      maxRetries: cfg.fetch.max_retries, baseMs: cfg.fetch.retry_base_ms, maxBackoffMs: cfg.fetch.max_backoff_ms,
-      hostFailureLimit: cfg.politeness.host_failure_limit,
-    });
+    this.retry = new RetryPolicy(retrySettings(cfg));
     const scope = scopeOf(cfg);
+    this.scope = scope;
     this.analyzers = new AnalyzerPool(analysisConfig(cfg), opts.workers);
     this.deps = {
       store: this.store, frontier: this.frontier, analyzers: this.analyzers, strategy: this.strategy, scope,
@@ -151,6 +84,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
 
   async run(): Promise<CrawlSummary> {
     const cfg = this.opts.config;
+    if (this.store.getMeta('sitemaps_read') === undefined) await this.readSitemaps();
     this.emit('start', { resumed: this.resumed, queued: this.frontier.size(), fetched: this.stats.fetched });
     const tick = setInterval(() => this.tick(), this.opts.progressEveryMs ?? 1000);
     let reason: StopReason = 'done';
@@ -289,6 +223,21 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       }
       this.recordFailure(item, err);
     }
+  }
+
+  /** Sitemaps of the topic and of the seed hosts' robots.txt, read once per crawl file. */
+  private async readSitemaps(): Promise<void> {
+    const cfg = this.opts.config;
+    const r = await seedFromSitemaps({
+      fetcher: this.fetcher, robots: this.robotsCache, frontier: this.frontier, strategy: this.strategy, store: this.store,
+      scope: this.scope, normalize: normalizeOptions(cfg), seeds: cfg.seeds, sitemaps: cfg.sitemaps,
+      maxUrls: cfg.limits.max_sitemap_urls, maxDepth: cfg.limits.max_sitemap_depth,
+    });
+    for (const e of r.errors) this.emit('warn', { code: 'W_SITEMAP', message: `sitemap ${e.sitemap}: ${e.message}` });
+    // those requests count for politeness: each host waits its delay before its first page
+    for (const [host, at] of r.contacted) this.frontier.deferHost(this.frontier.hostId(host), at + cfg.politeness.delay_ms);
+    this.stats.known += r.added;
+    this.store.setMeta('sitemaps_read', JSON.stringify({ read: r.sitemapsRead, found: r.found, added: r.added, errors: r.errors.length, at: new Date().toISOString() }));
   }
 
   /** A host that keeps failing is left alone for the rest of the run; its URLs stay queued. */

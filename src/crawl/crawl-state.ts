@@ -1,0 +1,50 @@
+import { TopicrawlError } from '../errors.js';
+import { SqliteFrontier } from '../frontier/sqlite-frontier.js';
+import { SqliteStore } from '../store/sqlite-store.js';
+import { createStrategy } from '../strategy/registry.js';
+import type { Strategy } from '../strategy/strategy.js';
+import type { Config } from '../topic/config.js';
+
+/** What a crawl file holds when a crawl starts: fresh, or resumed where it stopped. */
+export interface CrawlState {
+  store: SqliteStore;
+  frontier: SqliteFrontier;
+  strategy: Strategy;
+  resumed: boolean;
+  /** pages per host so far (the per-host budget); hosts over budget are closed in the frontier */
+  hostFetched: Map<number, number>;
+}
+
+/**
+ * Opens (or creates) the crawl file for a configuration. A file of another topic is refused;
+ * the configuration in force is recorded; the frontier reloads its queues (URLs in flight at a
+ * crash go back to the queue); the strategy's counters continue; hosts over their page budget stay
+ * closed.
+ */
+export function openCrawlState(cfg: Config, dbPath: string): CrawlState {
+  const store = new SqliteStore(dbPath);
+  try {
+    const prevTopic = store.getMeta('topic');
+    if (prevTopic !== undefined && prevTopic !== cfg.name) {
+      throw new TopicrawlError('E_CONFIG', `${dbPath} holds a crawl of topic "${prevTopic}", not "${cfg.name}"; use another --db`, { db: dbPath });
+    }
+    const resumed = prevTopic !== undefined;
+    store.setMeta('topic', cfg.name);
+    store.setMeta('strategy', cfg.strategy.name);
+    store.setMeta('config', JSON.stringify(cfg));
+    if (!resumed) store.setMeta('created_at', new Date().toISOString());
+    const frontier = new SqliteFrontier(store.db, { delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency });
+    const strategy = createStrategy(cfg.strategy.name, { ...cfg.strategy, location: cfg.location });
+    const maxPriority = (store.db.prepare('SELECT MAX(priority) AS m FROM urls').get() as { m: number | null }).m;
+    if (maxPriority !== null) strategy.resume?.({ maxPriority });
+    const hostFetched = new Map<number, number>();
+    for (const r of store.db.prepare('SELECT id, fetched FROM hosts').all() as { id: number; fetched: number }[]) {
+      hostFetched.set(r.id, r.fetched);
+      if (r.fetched >= cfg.limits.max_pages_per_host) frontier.closeHost(r.id);
+    }
+    return { store, frontier, strategy, resumed, hostFetched };
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+}

@@ -1,0 +1,43 @@
+import type { StopReason } from '../events.js';
+import type { Fetcher } from '../fetch/fetcher.js';
+import type { Config } from '../topic/config.js';
+
+export interface CrawlerOptions {
+  config: Config;
+  dbPath: string;
+  /** host → address[:port] (like curl --resolve); such hosts never go through DNS. */
+  resolve?: Record<string, string>;
+  /** Reach only the hosts in `resolve` (a corpus crawl): others fail with E_DNS, never looked up. */
+  mappedOnly?: boolean;
+  /** For tests: a fetcher to use instead of undici. */
+  fetcher?: Fetcher;
+  /** Most a robots.txt Crawl-delay may raise a host's delay (ms); default politeness.max_crawl_delay_ms. */
+  maxCrawlDelayMs?: number;
+  /** How often progress events and metrics rows are emitted (ms). */
+  progressEveryMs?: number;
+  /** Page-analysis worker threads (0: analyse on the main thread). Default: one per core, 1 to 4. */
+  workers?: number;
+}
+
+export interface CrawlSummary {
+  reason: StopReason;
+  db: string;
+  topic: string;
+  strategy: string;
+  resumed: boolean;
+  fetched: number;
+  fetchedThisRun: number;
+  relevant: number;
+  harvest: number;
+  errors: number;
+  bytes: number;
+  frontier: number;
+  pruned: number;
+  known: number;
+  discoveryRate: number;
+  elapsedMs: number;
+  pagesPerSec: number;
+  /** Hosts suspended in this run after repeated failures. */
+  suspendedHosts: string[];
+}
+

@@ -1,0 +1,96 @@
+import type { Fetcher } from '../fetch/fetcher.js';
+import type { RobotsCache } from '../fetch/robots.js';
+import { SitemapReader } from '../fetch/sitemap.js';
+import type { Frontier } from '../frontier/frontier.js';
+import type { Store } from '../store/store.js';
+import type { Strategy } from '../strategy/strategy.js';
+import { hostKey } from '../url/host.js';
+import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
+import type { ScopeDecision } from '../url/scope.js';
+import { urlHash } from '../url/url-hash.js';
+
+export interface SitemapSeedDeps {
+  fetcher: Fetcher;
+  robots: RobotsCache | null;
+  frontier: Frontier;
+  strategy: Strategy;
+  store: Store;
+  scope: (url: string) => ScopeDecision;
+  normalize: NormalizeOptions;
+  seeds: readonly string[];
+  /** The topic's `sitemaps:` list. */
+  sitemaps: readonly string[];
+  maxUrls: number;
+  maxDepth: number;
+}
+
+export interface SitemapSeedResult {
+  sitemapsRead: number;
+  found: number;
+  added: number;
+  errors: { sitemap: string; message: string }[];
+  /** Hosts contacted (robots.txt, sitemaps) and when, so politeness can count those requests. */
+  contacted: Map<string, number>;
+}
+
+/**
+ * Seeds from sitemaps (seed 002), once, at the start of a fresh crawl: the topic's `sitemaps:` and
+ * the `Sitemap:` lines of the seed hosts' robots.txt are read (indexes followed to a depth cap, URLs
+ * capped), and every in-scope URL not yet known is queued at depth 1 with the strategy's seed
+ * priority, its sitemap and lastmod noted. robots.txt is checked for each URL when it is fetched.
+ */
+export async function seedFromSitemaps(d: SitemapSeedDeps): Promise<SitemapSeedResult> {
+  const list = [...d.sitemaps];
+  const contacted = new Map<string, number>();
+  const touch = (url: string) => {
+    try {
+      contacted.set(hostKey(url), Date.now());
+    } catch {
+      /* not a URL */
+    }
+  };
+  const fetcher: Fetcher = {
+    fetch: async (url, o) => {
+      const r = await d.fetcher.fetch(url, o);
+      touch(url);
+      return r;
+    },
+    close: () => d.fetcher.close(),
+  };
+  if (d.robots) {
+    const origins = new Set<string>();
+    for (const s of d.seeds) {
+      try {
+        origins.add(new URL(s).origin);
+      } catch {
+        /* invalid seeds were reported by the schema */
+      }
+    }
+    for (const o of origins) {
+      const fresh = !d.robots.cached(`${o}/`);
+      list.push(...(await d.robots.get(`${o}/`)).sitemaps);
+      if (fresh) touch(`${o}/`);
+    }
+  }
+  const unique = [...new Set(list.map((u) => tryNormalizeUrl(u, d.normalize) ?? u))];
+  if (unique.length === 0) return { sitemapsRead: 0, found: 0, added: 0, errors: [], contacted };
+  const read = await new SitemapReader(fetcher, { maxUrls: d.maxUrls, maxDepth: d.maxDepth }).read(unique);
+  let added = 0;
+  d.store.transaction(() => {
+    for (const e of read.urls) {
+      const url = tryNormalizeUrl(e.loc, d.normalize);
+      if (!url || !d.scope(url).ok) continue;
+      const hash = urlHash(url);
+      if (d.frontier.lookup([hash]).size > 0) continue;
+      const s = d.strategy.seed(url);
+      d.frontier.add([
+        {
+          hash, url, host: hostKey(url), depth: 1, priority: s.priority, life: s.life, parentId: null, anchor: null,
+          note: `sitemap ${e.sitemap}${e.lastmod ? ` lastmod ${e.lastmod}` : ''}`,
+        },
+      ]);
+      added++;
+    }
+  });
+  return { sitemapsRead: read.sitemapsRead.length, found: read.urls.length, added, errors: read.errors, contacted };
+}
