@@ -212,7 +212,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         this.frontier.deferHost(item.hostId, d.deferUntil);
         if (d.suspend) this.suspendHost(item);
       }
-      const done = await processFetch(this.deps, item, res, d.kind === 'give-up' ? d.attempts : 1);
+      const done = await processFetch(this.deps, item, res, d.attempts);
       this.stats.page({ relevant: done.relevant, error: done.error, bytes: done.event.bytes, newUrls: done.newUrls, pruned: done.pruned });
       this.emit('page', done.event);
     } catch (err) {

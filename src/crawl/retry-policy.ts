@@ -23,7 +23,8 @@ const RETRY_CODES = new Set(['E_CONNECT', 'E_CONNECT_TIMEOUT', 'E_HEADERS_TIMEOU
 const RETRY_STATUS = new Set([429, 500, 502, 503, 504]);
 
 export function isRetryable(res: FetchResult): boolean {
-  if (res.error) return res.status === 0 && RETRY_CODES.has(res.error.code);
+  // a reset or a timeout in the middle of the body (status already received) is transient too
+  if (res.error) return RETRY_CODES.has(res.error.code);
   return RETRY_STATUS.has(res.status);
 }
 
@@ -37,7 +38,7 @@ export function retryAfterMs(value: string | undefined, now: number): number | n
 }
 
 export type RetryDecision =
-  | { kind: 'done' }
+  | { kind: 'done'; attempts: number }
   | { kind: 'retry'; attempt: number; deferUntil: number }
   | { kind: 'give-up'; attempts: number; deferUntil: number; suspend: boolean };
 
@@ -51,8 +52,9 @@ export class RetryPolicy {
   decide(urlId: number, hostId: number, res: FetchResult, now: number): RetryDecision {
     if (!isRetryable(res)) {
       this.streaks.delete(hostId);
+      const attempts = (this.attempts.get(urlId) ?? 0) + 1;
       this.attempts.delete(urlId);
-      return { kind: 'done' };
+      return { kind: 'done', attempts };
     }
     const streak = (this.streaks.get(hostId) ?? 0) + 1;
     this.streaks.set(hostId, streak);
