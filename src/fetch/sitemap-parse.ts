@@ -118,6 +118,9 @@ function parseText(text: string, sink: Collector): void {
   }
 }
 
+/** An HTML page (a soft 404, a login page): `<!doctype html` or `<html`, after comments. */
+const HTML_START = /^[\s\uFEFF]*(?:<!--[\s\S]*?-->[\s]*)*<(?:!doctype\s+html|html[\s>])/i;
+
 function firstNonBlank(text: string): string {
   const m = /[^\s\uFEFF]/.exec(text.slice(0, 4096));
   return m ? m[0] : '';
@@ -155,7 +158,10 @@ export function parseSitemap(body: Buffer, sitemapUrl: string, opts: ParseSitema
   const sink = new Collector(own ? sitemapUrl : 'http://invalid.invalid/', hosts, maxUrls);
   const text = decodeSitemapBytes(bytes);
   let kind: SitemapKind;
-  if (firstNonBlank(text) === '<') {
+  if (HTML_START.test(text.slice(0, 4096))) {
+    kind = 'unknown';
+    errors.push('not a sitemap: an HTML document');
+  } else if (firstNonBlank(text) === '<') {
     const r = parseXmlEntries(text, sink);
     kind = r.kind;
     errors.push(...r.errors);

@@ -28,6 +28,8 @@ export interface XmlPassResult {
 }
 
 const MAX_ERRORS = 20;
+/** Past this many errors the input is not XML worth reading: parsing stops. */
+const GIVE_UP_ERRORS = 1000;
 /** Longest field text kept; longer text marks the field bad (no URL is that long). */
 const MAX_FIELD_CHARS = 64 * 1024;
 const CHUNK_CHARS = 64 * 1024;
@@ -49,6 +51,8 @@ interface Entry {
   /** Text directly inside the entry element (used as the location when there is no `<loc>`). */
   direct: string;
   atomHref: string | null;
+  /** A structural error happened inside the entry: it is dropped. */
+  bad: boolean;
 }
 
 interface Capture {
@@ -56,6 +60,18 @@ interface Capture {
   depth: number;
   text: string;
   bad: boolean;
+}
+
+/** A CDATA section (left alone) or an `&` that does not start a reference (`&name;`, `&#…;`). */
+const BARE_AMP = /<!\[CDATA\[[\s\S]*?\]\]>|&(?!(?:#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z_:][\w.:-]*);)/g;
+
+/**
+ * Escapes bare `&` (common in real sitemaps: `?a=1&b=2`) as `&amp;`. saxes would otherwise read
+ * everything up to the next `;` as an entity name and lose the rest of the document.
+ */
+export function escapeBareAmpersands(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(BARE_AMP, (m) => (m === '&' ? '&amp;' : m));
 }
 
 function localName(name: string): string {
@@ -72,6 +88,7 @@ export function parseXmlEntries(text: string, sink: EntrySink): XmlPassResult {
   let depth = 0;
   let entry: Entry | null = null;
   let capture: Capture | null = null;
+  let closing = false;
 
   const parser = new SaxesParser({ xmlns: false, position: true });
 
@@ -81,6 +98,7 @@ export function parseXmlEntries(text: string, sink: EntrySink): XmlPassResult {
   };
 
   const finishEntry = (e: Entry): void => {
+    if (e.bad) return;
     const k = kind as XmlSitemapKind;
     const f = e.fields;
     const candidates: string[] = [];
@@ -102,7 +120,14 @@ export function parseXmlEntries(text: string, sink: EntrySink): XmlPassResult {
 
   parser.on('error', (err) => {
     note(err.message);
+    // An error inside a field spoils the field; a structural one elsewhere in an entry spoils the entry
+    // (saxes reports a mismatched end tag after it has closed the field).
     if (capture) capture.bad = true;
+    else if (entry && !closing && !/entity/i.test(err.message)) entry.bad = true;
+    if (errorCount >= GIVE_UP_ERRORS) {
+      stopped = true;
+      errors.push(`too many XML errors: gave up after ${GIVE_UP_ERRORS}`);
+    }
   });
 
   parser.on('opentag', (tag: SaxesTagPlain) => {
@@ -110,7 +135,7 @@ export function parseXmlEntries(text: string, sink: EntrySink): XmlPassResult {
     if (stopped) return;
     const name = localName(tag.name);
     if (kind === null) {
-      kind = ROOTS[name] ?? 'unknown';
+      kind = Object.hasOwn(ROOTS, name) ? ROOTS[name] : 'unknown';
       if (kind === 'unknown') {
         note(`not a sitemap or feed: root element <${tag.name}>`);
         stopped = true;
@@ -120,7 +145,7 @@ export function parseXmlEntries(text: string, sink: EntrySink): XmlPassResult {
     if (!entry) {
       // Sitemap and Atom entries are children of the root; RSS items sit in <channel> (2.0) or the root (1.0).
       if (name === ENTRY[kind] && (kind === 'rss' || depth === 2)) {
-        entry = { depth, fields: new Map(), direct: '', atomHref: null };
+        entry = { depth, fields: new Map(), direct: '', atomHref: null, bad: false };
       }
       return;
     }
@@ -130,7 +155,7 @@ export function parseXmlEntries(text: string, sink: EntrySink): XmlPassResult {
       const href = tag.attributes.href?.trim();
       if (href && rel === 'alternate') entry.atomHref = href;
     }
-    const field = FIELDS[kind][name];
+    const field = Object.hasOwn(FIELDS[kind], name) ? FIELDS[kind][name] : undefined;
     if (field && !entry.fields.has(field)) capture = { field, depth, text: '', bad: false };
   });
 
@@ -162,6 +187,7 @@ export function parseXmlEntries(text: string, sink: EntrySink): XmlPassResult {
     depth--;
   });
 
+  text = escapeBareAmpersands(text);
   try {
     for (let i = 0; i < text.length && !stopped; ) {
       let end = Math.min(text.length, i + CHUNK_CHARS);
@@ -170,6 +196,7 @@ export function parseXmlEntries(text: string, sink: EntrySink): XmlPassResult {
       parser.write(text.slice(i, end));
       i = end;
     }
+    closing = true; // errors from here are about the end of input (unclosed tags), not an entry's content
     if (!stopped) parser.close();
   } catch (err) {
     note(`XML: ${(err as Error).message}`);
@@ -177,7 +204,8 @@ export function parseXmlEntries(text: string, sink: EntrySink): XmlPassResult {
   // A document cut inside an entry (size cap, truncated download): keep the entry if a field was complete.
   const pending = entry as Entry | null;
   if (!stopped && pending && (pending.fields.size > 0 || pending.atomHref !== null)) finishEntry(pending);
-  if (errorCount > errors.length) errors.push(`… and ${errorCount - errors.length} more XML errors`);
+  const hidden = errorCount - Math.min(errorCount, MAX_ERRORS);
+  if (hidden > 0) errors.push(`… and ${hidden} more XML errors`);
   if (kind === null) {
     kind = 'unknown';
     if (errors.length === 0) errors.push('not a sitemap: no root element');
