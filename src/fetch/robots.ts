@@ -25,7 +25,10 @@ export function productToken(userAgent: string): string {
 
 function pathOf(url: string): string | null {
   try {
-    const u = new URL(url, 'http://robots.invalid/');
+    // URLs are matched as given, percent-encoded (RFC 9309 §2.2.2; Google's matcher too): a raw
+    // non-ASCII character is not silently encoded into a match. It becomes %00, which no rule
+    // but a wildcard matches. The crawler only ever passes normalised, encoded URLs.
+    const u = new URL(url.replace(/[^\x00-\x7f]/gu, '%00'), 'http://robots.invalid/');
     return u.pathname + u.search;
   } catch {
     return null;

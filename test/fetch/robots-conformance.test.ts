@@ -16,12 +16,8 @@ const VECTORS = join(SHARED_DIR, 'conformance/robots-txt.json');
 const present = existsSync(VECTORS);
 const suite = (present ? JSON.parse(readFileSync(VECTORS, 'utf8')).suites['google/robotstxt'] : { allowed: [] }) as { allowed: AllowedCase[] };
 
-/**
- * Known deviations, left for the conformance issue:
- * - ID_Encoding: Google's matcher gets the URL unencoded ("/foo/bar/ツ") and compares raw bytes; we
- *   percent-encode URL and pattern alike (RFC 9309 §2.2.2), so both test URLs come out allowed.
- */
-const KNOWN = new Set(['ID_Encoding']);
+/** Known deviations from the RFC (ID_*) cases: none. */
+const KNOWN = new Set<string>();
 
 function run(c: AllowedCase): boolean {
   let robotsUrl = 'http://example.com/robots.txt';
