@@ -32,6 +32,7 @@ export function formatSummary(s: CrawlSummary, truth?: LabelHarvest | null): str
     `  discovery rate     ${s.discoveryRate.toFixed(2)} new URLs per page (last 100 pages)`,
     `  bytes              ${s.bytes}`,
   );
+  if (s.suspendedHosts.length) lines.push(`  suspended hosts    ${s.suspendedHosts.join(', ')} (repeated failures; their URLs stay queued)`);
   return lines.join('\n');
 }
 

@@ -30,6 +30,7 @@ export function runStats(args: { db: string; json?: boolean }, out: { log: (s: s
         `known URLs         ${t.known} on ${t.hosts} hosts, ${t.links} links`,
         `discovery rate     ${t.discoveryRate.toFixed(2)} new URLs per fetched page`,
         `bytes              ${t.bytes} fetched, ${t.storedBytes} stored (compressed)`,
+        ...(t.suspendedHosts.length ? [`suspended hosts    ${t.suspendedHosts.join(', ')} (repeated failures; their URLs stay queued)`] : []),
         '',
         table(
           ['host', 'fetched', 'queued', 'statuses'],

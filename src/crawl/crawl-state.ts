@@ -33,6 +33,7 @@ export function openCrawlState(cfg: Config, dbPath: string): CrawlState {
     store.setMeta('strategy', cfg.strategy.name);
     store.setMeta('config', JSON.stringify(cfg));
     if (!resumed) store.setMeta('created_at', new Date().toISOString());
+    store.setMeta('suspended_hosts', '[]'); // suspensions last one run
     const frontier = new SqliteFrontier(store.db, { delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency });
     const strategy = createStrategy(cfg.strategy.name, { ...cfg.strategy, location: cfg.location });
     const maxPriority = (store.db.prepare('SELECT MAX(priority) AS m FROM urls').get() as { m: number | null }).m;

@@ -245,6 +245,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     if (this.suspended.has(item.host)) return;
     this.suspended.add(item.host);
     this.frontier.closeHost(item.hostId);
+    this.store.setMeta('suspended_hosts', JSON.stringify([...this.suspended]));
     this.emit('warn', {
       code: 'E_HOST_SUSPENDED',
       message: `host ${item.host} suspended after ${this.opts.config.politeness.host_failure_limit} failed attempts in a row; its URLs stay queued for a later run`,

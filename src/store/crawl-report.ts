@@ -32,6 +32,8 @@ export interface CrawlTotals {
   discoveryRate: number;
   firstFetchAt: number | null;
   lastFetchAt: number | null;
+  /** Hosts suspended by the last run after repeated failures (their URLs stay queued). */
+  suspendedHosts: string[];
 }
 
 export function crawlTotals(db: Database.Database): CrawlTotals {
@@ -57,6 +59,7 @@ export function crawlTotals(db: Database.Database): CrawlTotals {
     // every known URL but the seeds was discovered by a fetched page
     discoveryRate: attempted ? Math.max(0, (u.known ?? 0) - (db.prepare('SELECT COUNT(*) AS n FROM urls WHERE depth = 0').get() as { n: number }).n) / attempted : 0,
     firstFetchAt: u.first ?? null, lastFetchAt: u.last ?? null,
+    suspendedHosts: JSON.parse(meta('suspended_hosts') ?? '[]') as string[],
   };
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Crawler } from '../../src/crawl/crawler.js';
 import { openDatabase } from '../../src/store/sqlite-store.js';
+import { crawlTotals } from '../../src/store/crawl-report.js';
 import { buildConfig } from '../../src/topic/config.js';
 import { readRows } from '../helpers/crawl-corpus.js';
 import { tmpDir } from '../helpers/tmp.js';
@@ -154,6 +155,9 @@ describe('HTTP outcomes in the crawl loop', () => {
     const summary = await crawler.run();
     crawler.close();
     expect(summary.suspendedHosts).toEqual(['dead.test']);
+    const conn = openDatabase(db, { readonly: true });
+    expect(crawlTotals(conn).suspendedHosts).toEqual(['dead.test']);
+    conn.close();
     expect(warnings).toContain('E_HOST_SUSPENDED');
     // attempts: A, A (retry), B → the third failure in a row suspends; B is recorded, the rest wait
     expect(summary.fetched).toBe(2);
