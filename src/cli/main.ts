@@ -148,7 +148,7 @@ await yargs(hideBin(process.argv))
       for (const [name, s] of Object.entries(STRATEGIES)) out.log(`${name.padEnd(18)} ${s.description}`);
     },
   )
-  .demandCommand(1, 'name a command: crawl, demo, serve, stats, export, strategies')
+  .demandCommand(1, 'name a command: crawl, demo, serve, stats, export, normalize, robots, strategies')
   .strict()
   .fail((msg, err) => {
     // yargs reports usage errors (and errors thrown by handlers) here; nothing has started yet
