@@ -96,6 +96,11 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
           break;
         }
         if (this.stats.fetched + this.inFlight.size >= cfg.limits.max_pages) {
+          // pages in flight may still turn out not to count (a retry, robots.txt): wait for them
+          if (this.inFlight.size > 0) {
+            await this.sleep(Infinity);
+            continue;
+          }
           reason = 'max-pages';
           break;
         }
