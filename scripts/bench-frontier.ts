@@ -3,7 +3,7 @@
  * the politeness scheduler, each dequeued URL recorded as the crawl records an outcome.
  *
  *   npx tsx scripts/bench-frontier.ts [--urls 10000000] [--hosts 100000] [--batch 10000] [--db FILE]
- *                                     [--dequeue-batch 1000] [--in-flight 64] [--delay-seconds 5] [--keep]
+ *                                     [--dequeue-batch 1000] [--in-flight 64] [--delay-seconds 5] [--enqueue-only] [--keep]
  *
  * Phases, each timed on its own:
  * 1. enqueue: URLs `http://h<k>.bench.test/p/<i>.html` from a fixed PRNG (host k skewed: k = ⌊H·u²⌋,
@@ -16,7 +16,10 @@
  * 4. reopen: a new frontier on the same file (what a resumed crawl does), delay 0.
  * 5. drain: everything left, `next(now)` + `recordOutcome` + `release(item, now)` with up to
  *    `--in-flight` URLs handed out at once, one transaction per `--dequeue-batch` dequeues.
- * Prints one JSON object. Peak RSS: sampled every batch and process.resourceUsage().maxRSS.
+ * Prints one JSON object. Peak RSS: sampled every batch and process.resourceUsage().maxRSS. Run with
+ * `npx tsx --expose-gc …` to also get the live V8 heap after each phase (a full GC at phase ends).
+ * BENCH_TRACE=1 prints progress of the enqueue phase on stderr; BENCH_PRAGMAS='a=1;b=2' sets SQLite
+ * pragmas on the connection, for experiments (not the product's settings).
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +40,7 @@ const { values: a } = parseArgs({
     'delay-seconds': { type: 'string', default: '5' },
     db: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    'enqueue-only': { type: 'boolean', default: false },
   },
 });
 const N = Number(a.urls);
@@ -56,6 +60,20 @@ const mb = (b: number) => +(b / 2 ** 20).toFixed(1);
 const size = (p: string) => (existsSync(p) ? statSync(p).size : 0);
 const dbSize = () => ({ file_mb: mb(size(dbPath)), wal_mb: mb(size(`${dbPath}-wal`)), total_mb: mb(size(dbPath) + size(`${dbPath}-wal`)) });
 const perSec = (n: number, ms: number) => Math.round(n / (ms / 1000));
+/** RSS and V8 heap now; with --expose-gc also the live heap after a full collection. */
+function memory(): Record<string, number> {
+  const m = process.memoryUsage();
+  const out: Record<string, number> = { rss_mb: mb(m.rss), heap_total_mb: mb(m.heapTotal), heap_used_mb: mb(m.heapUsed) };
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) {
+    gc();
+    out.heap_live_mb = mb(process.memoryUsage().heapUsed);
+  }
+  return out;
+}
+
+/** Thrown to stop after a phase (--enqueue-only). */
+class Done extends Error {}
 
 /** mulberry32: a small deterministic PRNG. */
 function prng(seed: number): () => number {
@@ -78,8 +96,9 @@ function makeUrl(i: number): NewUrl {
 }
 
 const store = new SqliteStore(dbPath, { commitEveryMs: 0 }); // every store.transaction commits
+for (const p of (process.env.BENCH_PRAGMAS ?? '').split(';').filter(Boolean)) store.db.pragma(p);
 const out: Record<string, unknown> = {
-  command: `npx tsx scripts/bench-frontier.ts ${process.argv.slice(2).join(' ')}`.trim(),
+  command: `npx tsx ${'gc' in globalThis ? '--expose-gc ' : ''}scripts/bench-frontier.ts ${process.argv.slice(2).join(' ')}`.trim(),
   urls: N, hosts: H, batch: BATCH,
 };
 try {
@@ -102,20 +121,28 @@ try {
     store.transaction(() => frontier.add(batch));
     addMs += performance.now() - t0;
     sampleRss();
+    if (process.env.BENCH_TRACE && (i / BATCH) % 10 === 0) {
+      const m = process.memoryUsage();
+      process.stderr.write(`${i} rss ${mb(m.rss)} heap ${mb(m.heapTotal)}/${mb(m.heapUsed)} ext ${mb(m.external)} ${perSec(i + BATCH, addMs)}/s\n`);
+    }
   }
   out.enqueue = {
     enqueues_per_s: perSec(N, addMs), seconds: +(addMs / 1000).toFixed(1),
     with_generation_per_s: perSec(N, addMs + genMs), generation_seconds: +(genMs / 1000).toFixed(1),
-    queued: frontier.size(), rss_mb: mb(process.memoryUsage.rss()), db: dbSize(),
+    queued: frontier.size(), frontier_memory: frontier.memoryStats(), memory: memory(), db: dbSize(),
   };
 
+  if (a['enqueue-only']) throw new Done();
   // 2. lookup: known URLs (a sample spread over the whole run) and unknown ones
-  const unknown = Array.from({ length: LOOK }, (_, i) => urlHash(`http://new.bench.test/${i}`));
-  const l0 = performance.now();
-  let found = 0;
-  for (const hs of [known, unknown]) for (let i = 0; i < hs.length; i += 64) found += frontier.lookup(hs.slice(i, i + 64)).size;
-  const lookMs = performance.now() - l0;
-  out.lookup = { hashes_per_s: perSec(known.length + unknown.length, lookMs), known: known.length, found };
+  {
+    const unknown = Array.from({ length: LOOK }, (_, i) => urlHash(`http://new.bench.test/${i}`));
+    const l0 = performance.now();
+    let found = 0;
+    for (const hs of [known, unknown]) for (let i = 0; i < hs.length; i += 64) found += frontier.lookup(hs.slice(i, i + 64)).size;
+    const lookMs = performance.now() - l0;
+    out.lookup = { hashes_per_s: perSec(known.length + unknown.length, lookMs), known: known.length, found };
+    known.length = 0;
+  }
 
   // the dequeue loop: up to IN_FLIGHT handed out, each recorded then released, DQ_BATCH per transaction
   const inFlight: FrontierItem[] = [];
@@ -160,12 +187,12 @@ try {
   let d0 = performance.now();
   dequeueLoop(T0, (now) => now >= T0 + DELAY_S * 1000);
   let ms = performance.now() - d0;
-  out.delayed = { delay_ms: 1000, simulated_seconds: DELAY_S, dequeued, dequeues_per_s: perSec(dequeued, ms), seconds: +(ms / 1000).toFixed(1) };
+  out.delayed = { delay_ms: 1000, simulated_seconds: DELAY_S, dequeued, dequeues_per_s: perSec(dequeued, ms), seconds: +(ms / 1000).toFixed(1), memory: memory() };
 
   // 4. reopen with delay 0
   const r0 = performance.now();
   frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
-  out.reopen = { seconds: +((performance.now() - r0) / 1000).toFixed(2), queued: frontier.size() };
+  out.reopen = { seconds: +((performance.now() - r0) / 1000).toFixed(2), queued: frontier.size(), frontier_memory: frontier.memoryStats() };
   sampleRss();
 
   // 5. drain
@@ -175,7 +202,7 @@ try {
   ms = performance.now() - d0;
   out.drain = {
     dequeued: dequeued - before, dequeues_per_s: perSec(dequeued - before, ms), seconds: +(ms / 1000).toFixed(1),
-    left: frontier.size(), in_flight: frontier.inFlight(),
+    left: frontier.size(), in_flight: frontier.inFlight(), memory: memory(),
   };
   const fetched = (store.db.prepare('SELECT COUNT(*) AS n FROM urls WHERE state = ?').get(UrlState.FETCHED) as { n: number }).n;
   out.fetched_total = fetched;
@@ -184,6 +211,9 @@ try {
   out.peak_rss_mb = { sampled: mb(peakRss), max_rss: mb(process.resourceUsage().maxRSS * 1024) };
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   if (fetched !== N) throw new Error(`fetched ${fetched} of ${N}`);
+} catch (err) {
+  if (!(err instanceof Done)) throw err;
+  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 } finally {
   store.close();
   if (dir && !a.keep) rmSync(dir, { recursive: true, force: true });

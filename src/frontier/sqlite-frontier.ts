@@ -1,93 +1,75 @@
 import type Database from 'better-sqlite3';
 import { BinaryHeap } from './binary-heap.js';
 import type { Frontier, FrontierItem, KnownUrl, NewUrl, NextResult, UrlChange } from './frontier.js';
+import { type Candidate, type HeapEntry, type HostSlot, newHostSlot, offerCandidate } from './host-queue.js';
 import { UrlState } from '../store/schema.js';
-
-/** Per-host scheduling state, kept in memory (a few dozen bytes per host). */
-interface HostSlot {
-  id: number;
-  name: string;
-  /** best queued URL of this host, or null when its queue is empty */
-  head: { id: number; priority: number; seq: number } | null;
-  nextAt: number;
-  inFlight: number;
-  delayMs: number;
-  closed: boolean;
-  /** bumped on every change; heap entries with an older version are stale */
-  version: number;
-}
-
-interface HeapEntry {
-  host: HostSlot;
-  version: number;
-  priority: number;
-  seq: number;
-  nextAt: number;
-}
+import { type FrontierStatements, INSERT_COLUMNS, prepareStatements } from './frontier-statements.js';
 
 export interface SqliteFrontierOptions {
   /** Default politeness delay between two requests to one host (ms). */
   delayMs: number;
   /** Requests in flight per host. */
   perHostConcurrency: number;
+  /** Best queued URLs of a host kept in memory (default 4): one store query per this many hand-outs. */
+  candidatesPerHost?: number;
 }
 
+/** Rows per multi-row INSERT in {@link SqliteFrontier.add}. */
+const INSERT_CHUNK = 64;
+
+type UrlRow = { url: string; depth: number; priority: number; life: number; seq: number; hops: number; parent_id: number | null; anchor: string | null };
+
 /**
- * {@link Frontier} on the `urls` and `hosts` tables of the crawl's SQLite file. URLs live on disk;
- * memory holds one small slot per host and two heaps of hosts: ready ones ordered by their best
- * URL (priority desc, seq asc) and waiting ones ordered by the time they may be contacted again.
+ * {@link Frontier} on the `urls` and `hosts` tables of the crawl's SQLite file. URLs live on disk
+ * (the queue is the partial index `urls_queue`); memory holds one small slot per host with its few
+ * best candidates, and two heaps of hosts: ready ones ordered by their best URL (priority desc, seq
+ * asc) and waiting ones ordered by the time they may be contacted again. Stale heap entries are
+ * dropped in bulk when they outnumber live ones.
+ *
+ * URLs handed out keep state QUEUED on disk until their outcome is recorded (one write per URL
+ * instead of two); the frontier knows them as in flight and {@link SqliteFrontier.lookup} reports
+ * them as IN_FLIGHT. A crash loses nothing: they are simply still queued on reopen. One released
+ * without an outcome is set IN_FLIGHT on disk, so it is not handed out again before a reopen.
  */
 export class SqliteFrontier implements Frontier {
   private readonly hosts = new Map<number, HostSlot>();
   private readonly hostIds = new Map<string, number>();
   private readonly ready = new BinaryHeap<HeapEntry>((a, b) => a.priority > b.priority || (a.priority === b.priority && a.seq < b.seq));
   private readonly waiting = new BinaryHeap<HeapEntry>((a, b) => a.nextAt < b.nextAt);
+  private readonly inFlightIds = new Set<number>();
+  private readonly cap: number;
   private queued = 0;
-  private inFlightCount = 0;
   private nextSeq: number;
-  private readonly st: ReturnType<SqliteFrontier['prepare']>;
+  private nextId: number;
+  /** latest `now` seen by next(): a host free at or before it goes straight to the ready heap */
+  private lastNow = -Infinity;
+  private readonly st: FrontierStatements;
 
   constructor(private readonly db: Database.Database, private readonly opts: SqliteFrontierOptions) {
-    this.st = this.prepare();
-    // URLs handed out but never recorded (crash, kill -9) go back to the queue.
+    this.cap = Math.max(1, opts.candidatesPerHost ?? 4);
+    this.st = prepareStatements(db);
+    // files written before URLs in flight stayed QUEUED on disk
     db.prepare('UPDATE urls SET state = ? WHERE state = ?').run(UrlState.QUEUED, UrlState.IN_FLIGHT);
-    this.nextSeq = ((db.prepare('SELECT MAX(seq) AS m FROM urls').get() as { m: number | null }).m ?? 0) + 1;
-    this.queued = (db.prepare('SELECT COUNT(*) AS n FROM urls WHERE state = ?').get(UrlState.QUEUED) as { n: number }).n;
-    for (const h of db.prepare('SELECT id, name, delay_ms FROM hosts').all() as { id: number; name: string; delay_ms: number | null }[]) {
+    const last = db.prepare('SELECT id, seq FROM urls ORDER BY id DESC LIMIT 1').get() as { id: number; seq: number } | undefined;
+    // ids and sequence numbers are both given out in insertion order: the last row has the largest
+    this.nextSeq = (last?.seq ?? 0) + 1;
+    this.nextId = (last?.id ?? 0) + 1;
+    this.queued = (db.prepare('SELECT COUNT(*) AS n FROM urls WHERE state = 0').get() as { n: number }).n;
+    const rows = db.prepare('SELECT id, name, delay_ms, next_at FROM hosts').all() as { id: number; name: string; delay_ms: number | null; next_at: number }[];
+    for (const h of rows) {
       const slot = this.slot(h.id, h.name);
       if (h.delay_ms != null) slot.delayMs = h.delay_ms;
+      slot.nextAt = h.next_at; // a back-off (deferHost) outlives the process
+      slot.more = true;
+      this.refill(slot);
+      this.schedule(slot);
     }
-    const withQueue = db.prepare('SELECT DISTINCT host_id AS id FROM urls WHERE state = ?').all(UrlState.QUEUED) as { id: number }[];
-    for (const { id } of withQueue) this.refreshHead(this.hosts.get(id)!);
-  }
-
-  private prepare() {
-    const db = this.db;
-    return {
-      insert: db.prepare(
-        `INSERT INTO urls (hash, url, host_id, state, depth, priority, life, seq, parent_id, anchor, inlinks, inlink_score, hops, discovered_at, note)
-         VALUES (@hash, @url, @hostId, @state, @depth, @priority, @life, @seq, @parentId, @anchor, @inlinks, @inlinkScore, @hops, @at, @note)`,
-      ),
-      update: db.prepare(
-        `UPDATE urls SET priority = COALESCE(@priority, priority), life = COALESCE(@life, life), state = COALESCE(@state, state),
-           inlinks = COALESCE(@inlinks, inlinks), inlink_score = COALESCE(@inlinkScore, inlink_score) WHERE id = @id`,
-      ),
-      head: db.prepare('SELECT id, priority, seq FROM urls WHERE host_id = ? AND state = 0 ORDER BY priority DESC, seq LIMIT 1'),
-      take: db.prepare(
-        'UPDATE urls SET state = 1 WHERE id = ? RETURNING id, url, host_id, depth, priority, life, seq, hops, parent_id, anchor',
-      ),
-      requeue: db.prepare('UPDATE urls SET state = 0 WHERE id = ? AND state = 1'),
-      hostByName: db.prepare('SELECT id FROM hosts WHERE name = ?'),
-      hostInsert: db.prepare('INSERT INTO hosts (name) VALUES (?)'),
-      hostDelay: db.prepare('UPDATE hosts SET delay_ms = ? WHERE id = ?'),
-      hostNext: db.prepare('UPDATE hosts SET next_at = ? WHERE id = ?'),
-    };
   }
 
   private slot(id: number, name: string): HostSlot {
     let s = this.hosts.get(id);
     if (!s) {
-      s = { id, name, head: null, nextAt: 0, inFlight: 0, delayMs: this.opts.delayMs, closed: false, version: 0 };
+      s = newHostSlot(id, name, this.opts.delayMs);
       this.hosts.set(id, s);
       this.hostIds.set(name, id);
     }
@@ -108,52 +90,62 @@ export class SqliteFrontier implements Frontier {
     // one statement per chunk of up to 64 hashes instead of one per link
     for (let i = 0; i < hashes.length; i += 64) {
       const chunk = hashes.slice(i, i + 64);
-      const rows = this.lookupStatement(chunk.length).all(...chunk) as {
+      const rows = this.st.lookup(chunk.length).all(...chunk) as {
         hash: Buffer; id: number; host_id: number; state: number; depth: number; priority: number; life: number; inlinks: number; inlink_score: number;
       }[];
       for (const r of rows) {
+        const state = r.state === UrlState.QUEUED && this.inFlightIds.has(r.id) ? UrlState.IN_FLIGHT : r.state;
         out.set(r.hash.toString('hex'), {
-          id: r.id, hostId: r.host_id, state: r.state, depth: r.depth, priority: r.priority, life: r.life,
-          inlinks: r.inlinks, inlinkScore: r.inlink_score,
+          id: r.id, hostId: r.host_id, state, depth: r.depth, priority: r.priority, life: r.life, inlinks: r.inlinks, inlinkScore: r.inlink_score,
         });
       }
     }
     return out;
   }
 
-  private readonly lookupStatements = new Map<number, Database.Statement>();
-  private lookupStatement(n: number): Database.Statement {
-    let st = this.lookupStatements.get(n);
-    if (!st) {
-      st = this.db.prepare(
-        `SELECT hash, id, host_id, state, depth, priority, life, inlinks, inlink_score FROM urls WHERE hash IN (${new Array(n).fill('?').join(',')})`,
-      );
-      this.lookupStatements.set(n, st);
-    }
-    return st;
-  }
-
   add(entries: NewUrl[]): number[] {
-    const ids: number[] = [];
+    const n = entries.length;
+    const ids = new Array<number>(n);
+    const hostOf = new Array<HostSlot>(n);
     const now = Date.now();
-    for (const e of entries) {
-      const hostId = this.hostId(e.host);
-      const state = e.state ?? UrlState.QUEUED;
-      const seq = this.nextSeq++;
-      const id = Number(
-        this.st.insert.run({
-          hash: e.hash, url: e.url, hostId, state, depth: e.depth, priority: e.priority, life: e.life, seq,
-          parentId: e.parentId, anchor: e.anchor, inlinks: e.inlinks ?? 0, inlinkScore: e.inlinkScore ?? 0,
-          hops: e.hops ?? 0, at: now, note: e.note ?? null,
-        }).lastInsertRowid,
+    const firstId = this.nextId;
+    const firstSeq = this.nextSeq;
+    this.nextId += n;
+    this.nextSeq += n;
+    // multi-row INSERTs of INSERT_CHUNK rows; ids and sequence numbers are given out here
+    const params: unknown[] = [];
+    for (let i = 0; i < n; i++) {
+      const e = entries[i];
+      const host = (hostOf[i] = this.slot(this.hostId(e.host), e.host));
+      ids[i] = firstId + i;
+      params.push(
+        firstId + i, e.hash, e.url, host.id, e.state ?? UrlState.QUEUED, e.depth, e.priority, e.life, firstSeq + i, e.parentId, e.anchor,
+        e.inlinks ?? 0, e.inlinkScore ?? 0, e.hops ?? 0, now, e.note ?? null,
       );
-      ids.push(id);
-      if (state === UrlState.QUEUED) {
-        this.queued++;
-        this.offerHead(this.hosts.get(hostId)!, { id, priority: e.priority, seq });
+      if (params.length === INSERT_CHUNK * INSERT_COLUMNS) this.flushInsert(params);
+    }
+    if (params.length > 0) this.flushInsert(params);
+    // the rows are in the store now: a host waiting for a refill reads them from there
+    let refilled: Set<HostSlot> | null = null;
+    for (let i = 0; i < n; i++) {
+      if ((entries[i].state ?? UrlState.QUEUED) !== UrlState.QUEUED) continue;
+      this.queued++;
+      const host = hostOf[i];
+      if (refilled?.has(host)) continue;
+      if (host.cands.length === 0 && host.more) {
+        this.refill(host);
+        (refilled ??= new Set()).add(host);
+        this.schedule(host);
+      } else if (offerCandidate(host, { id: firstId + i, priority: entries[i].priority, seq: firstSeq + i }, this.cap)) {
+        this.schedule(host);
       }
     }
     return ids;
+  }
+
+  private flushInsert(params: unknown[]): void {
+    this.st.insert(params.length / INSERT_COLUMNS).run(params);
+    params.length = 0;
   }
 
   update(changes: UrlChange[]): void {
@@ -167,56 +159,69 @@ export class SqliteFrontier implements Frontier {
       if (c.state === UrlState.QUEUED) this.queued++;
       if (c.priority !== undefined || c.state !== undefined) touched.add(this.hosts.get(c.hostId)!);
     }
-    for (const slot of touched) this.refreshHead(slot);
+    for (const host of touched) {
+      host.cands = [];
+      host.more = true;
+      this.refill(host);
+      this.schedule(host);
+    }
   }
 
   next(now: number): NextResult {
+    if (now > this.lastNow) this.lastNow = now;
     // hosts whose delay has elapsed become ready
-    for (;;) {
-      const w = this.waiting.peek();
-      if (!w || w.nextAt > now) break;
+    for (let w = this.waiting.peek(); w && w.nextAt <= now; w = this.waiting.peek()) {
       this.waiting.pop();
-      if (w.version === w.host.version) this.pushReady(w.host);
+      if (w.host.entry === w) this.pushReady(w.host);
     }
     for (;;) {
       const e = this.ready.pop();
       if (!e) break;
       const host = e.host;
-      if (e.version !== host.version || !host.head || host.closed) continue;
-      const row = this.st.take.get(host.head.id) as
-        | { id: number; url: string; host_id: number; depth: number; priority: number; life: number; seq: number; hops: number; parent_id: number | null; anchor: string | null }
-        | undefined;
-      if (!row) {
-        this.refreshHead(host);
+      if (host.entry !== e) continue;
+      host.entry = null;
+      if (host.nextAt > now) {
+        this.pushWaiting(host); // the clock went back: not yet
         continue;
       }
-      this.queued--;
-      this.inFlightCount++;
-      host.inFlight++;
-      host.nextAt = Math.max(host.nextAt, now + host.delayMs);
-      this.refreshHead(host);
+      const c = host.cands.shift()!;
+      const row = this.st.take.get(c.id) as UrlRow | undefined;
+      if (row) {
+        this.queued--;
+        this.inFlightIds.add(c.id);
+        host.inFlight++;
+        host.nextAt = Math.max(host.nextAt, now + host.delayMs);
+      }
+      if (host.cands.length === 0 && host.more) this.refill(host);
+      this.schedule(host);
+      if (!row) continue; // recorded behind the frontier's back: skip it
       return {
         kind: 'url',
         item: {
-          id: row.id, url: row.url, hostId: row.host_id, host: host.name, depth: row.depth, priority: row.priority,
+          id: c.id, url: row.url, hostId: host.id, host: host.name, depth: row.depth, priority: row.priority,
           life: row.life, seq: row.seq, hops: row.hops, parentId: row.parent_id, anchor: row.anchor,
         },
       };
     }
     // skip stale entries at the top so the wait time is right
-    for (let w = this.waiting.peek(); w && w.version !== w.host.version; w = this.waiting.peek()) this.waiting.pop();
+    for (let w = this.waiting.peek(); w && w.host.entry !== w; w = this.waiting.peek()) this.waiting.pop();
     const top = this.waiting.peek();
     return top ? { kind: 'wait', until: top.nextAt } : { kind: 'empty' };
   }
 
   release(item: FrontierItem, now: number): void {
     const host = this.hosts.get(item.hostId)!;
+    if (this.inFlightIds.delete(item.id)) {
+      // released without an outcome (the caller failed): it stays out of the queue until reopen, as IN_FLIGHT
+      this.st.unrecorded.run(item.id);
+    } else if (!this.requeued.delete(item.id)) return; // not handed out, or released twice
     host.inFlight--;
-    this.inFlightCount--;
     host.nextAt = Math.max(host.nextAt, now + host.delayMs);
-    this.st.hostNext.run(host.nextAt, host.id);
     this.schedule(host);
   }
+
+  /** URLs given back by requeue() whose release() is still to come. */
+  private readonly requeued = new Set<number>();
 
   setHostDelay(hostId: number, delayMs: number): void {
     const host = this.hosts.get(hostId);
@@ -229,7 +234,7 @@ export class SqliteFrontier implements Frontier {
     const host = this.hosts.get(hostId);
     if (host && !host.closed) {
       host.closed = true;
-      host.version++;
+      this.schedule(host);
     }
   }
 
@@ -242,11 +247,16 @@ export class SqliteFrontier implements Frontier {
   }
 
   requeue(item: FrontierItem): void {
-    const r = this.st.requeue.run(item.id);
-    if (r.changes === 0) return;
+    if (!this.inFlightIds.has(item.id)) return;
+    const row = this.st.queuedRow.get(item.id) as { priority: number; seq: number } | undefined;
+    if (!row) return; // its outcome was recorded: nothing to retry
+    this.inFlightIds.delete(item.id);
+    this.requeued.add(item.id);
     this.queued++;
     const host = this.hosts.get(item.hostId)!;
-    this.offerHead(host, { id: item.id, priority: item.priority, seq: item.seq });
+    if (host.cands.length === 0 && host.more) this.refill(host);
+    else offerCandidate(host, { id: item.id, priority: row.priority, seq: row.seq }, this.cap);
+    this.schedule(host);
   }
 
   size(): number {
@@ -254,33 +264,50 @@ export class SqliteFrontier implements Frontier {
   }
 
   inFlight(): number {
-    return this.inFlightCount;
+    return this.inFlightIds.size + this.requeued.size;
   }
 
-  /** New URL of a host: becomes its head if it beats the current one. */
-  private offerHead(host: HostSlot, cand: { id: number; priority: number; seq: number }): void {
-    const h = host.head;
-    if (h && (h.priority > cand.priority || (h.priority === cand.priority && h.seq < cand.seq))) return;
-    host.head = cand;
-    this.schedule(host);
+  /** Sizes of the in-memory structures (for benchmarks and monitoring). */
+  memoryStats(): { hosts: number; ready: number; waiting: number; candidates: number } {
+    let candidates = 0;
+    for (const h of this.hosts.values()) candidates += h.cands.length;
+    return { hosts: this.hosts.size, ready: this.ready.size, waiting: this.waiting.size, candidates };
   }
 
-  private refreshHead(host: HostSlot): void {
-    const r = this.st.head.get(host.id) as { id: number; priority: number; seq: number } | undefined;
-    host.head = r ? { id: r.id, priority: r.priority, seq: r.seq } : null;
-    this.schedule(host);
+  /** Reads a host's best queued URLs that are not in flight from the store. */
+  private refill(host: HostSlot): void {
+    const limit = this.cap + host.inFlight;
+    const rows = this.st.head.all(host.id, limit) as Candidate[];
+    host.cands = [];
+    for (const r of rows) if (host.cands.length < this.cap && !this.inFlightIds.has(r.id)) host.cands.push({ id: r.id, priority: r.priority, seq: r.seq });
+    host.more = rows.length === limit;
   }
 
-  /** Puts the host in the right heap for its current state (older entries become stale). */
+  /** Puts the host in the right heap for its current state; any older entry of it becomes stale. */
   private schedule(host: HostSlot): void {
-    host.version++;
-    if (!host.head || host.closed || host.inFlight >= this.opts.perHostConcurrency) return;
-    // every scheduled host passes through `waiting`; next(now) moves it to `ready` once nextAt <= now
-    this.waiting.push({ host, version: host.version, priority: 0, seq: 0, nextAt: host.nextAt });
+    const e = host.entry;
+    if (host.cands.length === 0 || host.closed || host.inFlight >= this.opts.perHostConcurrency) {
+      host.entry = null;
+      return;
+    }
+    // a waiting entry reads the head when it becomes ready, so only its time matters
+    if (e && e.kind === 'wait' && e.nextAt === host.nextAt) return;
+    const h = host.cands[0];
+    if (e && e.kind === 'ready' && e.priority === h.priority && e.seq === h.seq && host.nextAt <= this.lastNow) return;
+    if (host.nextAt <= this.lastNow) this.pushReady(host);
+    else this.pushWaiting(host);
+  }
+
+  private pushWaiting(host: HostSlot): void {
+    host.entry = { host, kind: 'wait', nextAt: host.nextAt, priority: 0, seq: 0 };
+    this.waiting.push(host.entry);
+    if (this.waiting.size > 2 * this.hosts.size + 1024) this.waiting.retain((x) => x.host.entry === x);
   }
 
   private pushReady(host: HostSlot): void {
-    const h = host.head!;
-    this.ready.push({ host, version: host.version, priority: h.priority, seq: h.seq, nextAt: host.nextAt });
+    const h = host.cands[0];
+    host.entry = { host, kind: 'ready', nextAt: host.nextAt, priority: h.priority, seq: h.seq };
+    this.ready.push(host.entry);
+    if (this.ready.size > 2 * this.hosts.size + 1024) this.ready.retain((x) => x.host.entry === x);
   }
 }
