@@ -200,7 +200,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private async handle(item: FrontierItem): Promise<void> {
     try {
       if (this.robots && !(await this.robots.admit(item))) {
-        this.hostFetched.set(item.hostId, (this.hostFetched.get(item.hostId) ?? 1) - 1);
+        this.uncount(item);
         return;
       }
       const res = await this.fetcher.fetch(item.url);
@@ -209,7 +209,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         // not an outcome yet: the URL goes back to the head of its host's queue, the host backs off
         this.frontier.requeue(item);
         this.frontier.deferHost(item.hostId, d.deferUntil);
-        this.hostFetched.set(item.hostId, (this.hostFetched.get(item.hostId) ?? 1) - 1);
+        this.uncount(item);
         this.emit('warn', { code: res.error?.code ?? 'E_HTTP', message: `retry ${d.attempt} after ${res.error?.message ?? `HTTP ${res.status}`}`, url: item.url });
         return;
       }
@@ -243,6 +243,13 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     for (const [host, at] of r.contacted) this.frontier.deferHost(this.frontier.hostId(host), at + cfg.politeness.delay_ms);
     this.stats.known += r.added;
     this.store.setMeta('sitemaps_read', JSON.stringify({ read: r.sitemapsRead, found: r.found, added: r.added, errors: r.errors.length, at: new Date().toISOString() }));
+  }
+
+  /** A page that turned out not to count for its host's budget (robots.txt, a retry). */
+  private uncount(item: FrontierItem): void {
+    const count = (this.hostFetched.get(item.hostId) ?? 1) - 1;
+    this.hostFetched.set(item.hostId, count);
+    if (count < this.opts.config.limits.max_pages_per_host && !this.suspended.has(item.host)) this.frontier.openHost(item.hostId);
   }
 
   /** A host that keeps failing is left alone for the rest of the run; its URLs stay queued. */

@@ -28,6 +28,8 @@ export interface Frontier {
   setHostDelay(hostId: number, delayMs: number): void;
   /** Stops handing out a host's URLs (per-host budget reached, host suspended); they stay queued. */
   closeHost(hostId: number): void;
+  /** Hands out a closed host's URLs again (a page it counted turned out not to count). */
+  openHost(hostId: number): void;
   /** Keeps a host from being contacted before `until` (ms): back-off, Retry-After. */
   deferHost(hostId: number, until: number): void;
   /**

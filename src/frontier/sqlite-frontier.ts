@@ -231,9 +231,17 @@ export class SqliteFrontier implements Frontier {
   }
 
   closeHost(hostId: number): void {
+    this.setClosed(hostId, true);
+  }
+
+  openHost(hostId: number): void {
+    this.setClosed(hostId, false);
+  }
+
+  private setClosed(hostId: number, closed: boolean): void {
     const host = this.hosts.get(hostId);
-    if (host && !host.closed) {
-      host.closed = true;
+    if (host && host.closed !== closed) {
+      host.closed = closed;
       this.schedule(host);
     }
   }

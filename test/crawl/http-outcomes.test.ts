@@ -163,4 +163,25 @@ describe('HTTP outcomes in the crawl loop', () => {
     expect(summary.fetched).toBe(2);
     expect(summary.frontier).toBe(3);
   });
+
+  it('a URL skipped by robots.txt does not use up its host\'s page budget', async () => {
+    const server = createServer((req, res) => {
+      if (req.url === '/robots.txt') return void res.end('User-agent: *\nDisallow: /private/\n');
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${req.url}</title>`);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const db = join(tmpDir(), 'budget.db');
+      const config = buildConfig({
+        name: 'budget', seeds: ['http://a.test/1', 'http://a.test/private/1', 'http://a.test/2', 'http://a.test/3'],
+        strategy: { name: 'breadth-first' }, politeness: { delay_ms: 0, concurrency: 1, robots: true }, limits: { max_pages_per_host: 2 },
+      });
+      const crawler = new Crawler({ config, dbPath: db, resolve: { 'a.test': `127.0.0.1:${(server.address() as AddressInfo).port}` } });
+      await crawler.run();
+      crawler.close();
+      expect(readRows(db).map((r) => r.url)).toEqual(['http://a.test/1', 'http://a.test/2']);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
 });
