@@ -15,13 +15,20 @@ export function seedFrontier(frontier: Frontier, strategy: Strategy, seeds: read
   store.transaction(() => {
     for (const raw of seeds) {
       const url = tryNormalizeUrl(raw, normalize);
-      if (!url) continue;
-      const hash = urlHash(url);
-      if (frontier.lookup([hash]).size > 0) continue;
-      const d = strategy.seed(url);
-      frontier.add([{ hash, url, host: hostKey(url), depth: 0, priority: d.priority, life: d.life, parentId: null, anchor: null }]);
-      added++;
+      if (url && queueAsSeed(frontier, strategy, url, 0)) added++;
     }
   });
   return added;
+}
+
+/**
+ * Queues a normalised URL that no page linked to (a seed, a sitemap entry) with the strategy's
+ * seed priority and life, unless it is already known. Returns whether it was added.
+ */
+export function queueAsSeed(frontier: Frontier, strategy: Strategy, url: string, depth: number, note: string | null = null): boolean {
+  const hash = urlHash(url);
+  if (frontier.lookup([hash]).size > 0) return false;
+  const d = strategy.seed(url);
+  frontier.add([{ hash, url, host: hostKey(url), depth, priority: d.priority, life: d.life, parentId: null, anchor: null, note }]);
+  return true;
 }

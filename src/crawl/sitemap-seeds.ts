@@ -7,7 +7,7 @@ import type { Strategy } from '../strategy/strategy.js';
 import { hostKey } from '../url/host.js';
 import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import type { ScopeDecision } from '../url/scope.js';
-import { urlHash } from '../url/url-hash.js';
+import { queueAsSeed } from './seeds.js';
 
 export interface SitemapSeedDeps {
   fetcher: Fetcher;
@@ -80,16 +80,7 @@ export async function seedFromSitemaps(d: SitemapSeedDeps): Promise<SitemapSeedR
     for (const e of read.urls) {
       const url = tryNormalizeUrl(e.loc, d.normalize);
       if (!url || !d.scope(url).ok) continue;
-      const hash = urlHash(url);
-      if (d.frontier.lookup([hash]).size > 0) continue;
-      const s = d.strategy.seed(url);
-      d.frontier.add([
-        {
-          hash, url, host: hostKey(url), depth: 1, priority: s.priority, life: s.life, parentId: null, anchor: null,
-          note: `sitemap ${e.sitemap}${e.lastmod ? ` lastmod ${e.lastmod}` : ''}`,
-        },
-      ]);
-      added++;
+      if (queueAsSeed(d.frontier, d.strategy, url, 1, `sitemap ${e.sitemap}${e.lastmod ? ` lastmod ${e.lastmod}` : ''}`)) added++;
     }
   });
   return { sitemapsRead: read.sitemapsRead.length, found: read.urls.length, added, errors: read.errors, contacted };

@@ -143,8 +143,8 @@ export function planCorpus(rng: Rng, totalPages: number, hostCount: number): Syn
     const host = hosts[h];
     const budget = budgets[hi];
     const dom = host.dominant;
-    const sameLang = THEMES.map((t, i) => i).filter((i) => i !== dom && THEMES[i].lang === host.lang);
-    const otherLang = THEMES.map((t, i) => i).filter((i) => THEMES[i].lang !== host.lang);
+    const sameLang = THEMES.map((_t, i) => i).filter((i) => i !== dom && THEMES[i].lang === host.lang);
+    const otherLang = THEMES.map((_t, i) => i).filter((i) => THEMES[i].lang !== host.lang);
     const drawn: number[] = [];
     for (let i = 0; i < budget; i++) drawn.push(rng.chance(0.75) ? dom : rng.chance(0.8) ? rng.pick(sameLang) : rng.pick(otherLang));
     const fixed = 4 + (host.robots ? 2 : 0);
@@ -190,7 +190,7 @@ export function planCorpus(rng: Rng, totalPages: number, hostCount: number): Syn
   }
 
   // content links
-  const labelled = THEMES.map((t, i) => i).filter((i) => THEMES[i].label !== null);
+  const labelled = THEMES.map((_t, i) => i).filter((i) => THEMES[i].label !== null);
   const pickIn = (th: number, from: number, self: number): number => {
     const local = byHostTheme.get(`${pages[from].host}:${th}`);
     const list = local && local.length > 1 && rng.chance(0.5) ? local : byTheme[th];

@@ -45,7 +45,7 @@ export class SqliteFrontier implements Frontier {
   private lastNow = -Infinity;
   private readonly st: FrontierStatements;
 
-  constructor(private readonly db: Database.Database, private readonly opts: SqliteFrontierOptions) {
+  constructor(db: Database.Database, private readonly opts: SqliteFrontierOptions) {
     this.cap = Math.max(1, opts.candidatesPerHost ?? 4);
     this.st = prepareStatements(db);
     // files written before URLs in flight stayed QUEUED on disk

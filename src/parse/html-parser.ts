@@ -54,20 +54,14 @@ function attr(el: Element, name: string): string | null {
   return null;
 }
 
-function isSpace(c: number): boolean {
-  // the block marker U+0000, ASCII whitespace, NBSP, the Unicode space separators, line/paragraph separators, ideographic space, BOM.
-  return c === 32 || c === 0 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
-}
-
 /**
  * Collapses whitespace runs and trims. U+0000 is the walk's block-boundary marker (parse5 never leaves
  * NUL in text nodes) and counts as whitespace: a run containing one becomes "\n" when `keepBreaks`,
  * every other run becomes " " (newlines in the source are just whitespace, as in a browser).
- * One pass over char codes, slices joined once.
+ * Two native regex passes (several times faster than a per-char loop on real pages).
  */
 export function collapseWhitespace(s: string, keepBreaks = true): string {
-  // native regexes beat a per-char loop several times over; \s covers the same Unicode spaces
+  // \s covers the Unicode spaces (NBSP, ideographic space, BOM, …); U+0000 is not in it
   const spaced = s.replace(WHITESPACE_RUN, ' ');
   return (spaced.includes(BREAK) ? spaced.replace(BREAK_RUN, keepBreaks ? '\n' : ' ') : spaced).trim();
 }
