@@ -80,5 +80,6 @@ export function intakeLinks(deps: IntakeDeps, page: PageInfo, found: AnalyzedLin
   const ids = deps.frontier.add(adds);
   ids.forEach((id, n) => (links[addAt[n]] = { toId: id, anchor: infos[addAt[n]].anchor }));
   deps.frontier.update(changes);
+  deps.strategy.onLinksStored?.(page, infos, links.map((l) => l.toId));
   return { links, added: adds.length, pruned, tooDeep };
 }

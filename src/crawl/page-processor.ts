@@ -102,6 +102,8 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
       relevance, relevant: relevance === null ? null : relevant, contentHash, fetchedAt, fetchSeq, fetchPriority: item.priority, note,
     });
     store.bumpHost(item.hostId, 1, error ? 1 : 0);
+    const updates = deps.strategy.takeUpdates?.();
+    if (updates?.length) deps.frontier.reprioritize(updates);
   });
 
   const isError = res.status === 0 || res.status >= 400 || (error !== null && error.startsWith('E_REDIRECT'));

@@ -29,6 +29,7 @@ export function queueAsSeed(frontier: Frontier, strategy: Strategy, url: string,
   const hash = urlHash(url);
   if (frontier.lookup([hash]).size > 0) return false;
   const d = strategy.seed(url);
-  frontier.add([{ hash, url, host: hostKey(url), depth, priority: d.priority, life: d.life, parentId: null, anchor: null, note }]);
+  const [id] = frontier.add([{ hash, url, host: hostKey(url), depth, priority: d.priority, life: d.life, parentId: null, anchor: null, note }]);
+  strategy.onSeeded?.(id, url);
   return true;
 }

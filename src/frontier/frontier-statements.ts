@@ -38,6 +38,7 @@ export function prepareStatements(db: Database.Database) {
       `UPDATE urls SET priority = COALESCE(@priority, priority), life = COALESCE(@life, life), state = COALESCE(@state, state),
          inlinks = COALESCE(@inlinks, inlinks), inlink_score = COALESCE(@inlinkScore, inlink_score) WHERE id = @id`,
     ),
+    reprioritize: db.prepare('UPDATE urls SET priority = ? WHERE id = ? AND state = 0 RETURNING host_id'),
     /** a host's best queued URLs (the partial index urls_queue) */
     head: db.prepare('SELECT id, priority, seq FROM urls WHERE host_id = ? AND state = 0 ORDER BY priority DESC, seq LIMIT ?'),
     take: db.prepare('SELECT url, depth, priority, life, seq, hops, parent_id, anchor FROM urls WHERE id = ? AND state = 0'),

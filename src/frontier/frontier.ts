@@ -20,6 +20,8 @@ export interface Frontier {
   add(entries: NewUrl[]): number[];
   /** Changes known URLs: priority, life, inlink counters, and QUEUED ⇄ PRUNED revival. */
   update(changes: UrlChange[]): void;
+  /** Sets the priority of URLs that are still queued (others are left alone). Returns how many changed. */
+  reprioritize(updates: { id: number; priority: number }[]): number;
   /** The next URL to fetch at time `now` (ms). */
   next(now: number): NextResult;
   /** Gives a handed-out URL's host slot back; the host may be contacted again after its delay. */

@@ -167,6 +167,24 @@ export class SqliteFrontier implements Frontier {
     }
   }
 
+  reprioritize(updates: { id: number; priority: number }[]): number {
+    const touched = new Set<HostSlot>();
+    let changed = 0;
+    for (const u of updates) {
+      const r = this.st.reprioritize.get(u.priority, u.id) as { host_id: number } | undefined;
+      if (!r) continue;
+      changed++;
+      touched.add(this.hosts.get(r.host_id)!);
+    }
+    for (const host of touched) {
+      host.cands = [];
+      host.more = true;
+      this.refill(host);
+      this.schedule(host);
+    }
+    return changed;
+  }
+
   next(now: number): NextResult {
     if (now > this.lastNow) this.lastNow = now;
     // hosts whose delay has elapsed become ready

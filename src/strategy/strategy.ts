@@ -18,8 +18,49 @@ export interface Strategy {
    * (return `null` to leave it unchanged).
    */
   onPageFetched(page: PageInfo, links: LinkInfo[]): (LinkDecision | null)[];
-  /** Called on resume with what the store knows, so counters continue. */
-  resume?(state: { maxPriority: number }): void;
+  /**
+   * Optional. Called right after {@link Strategy.onPageFetched}'s decisions were applied, in the
+   * same transaction: `ids[i]` is the URL id of `links[i]` (new or known, whatever its state).
+   * Graph strategies (OPIC, PageRank) keep their own sparse graph and per-URL figures from this.
+   */
+  onLinksStored?(page: PageInfo, links: LinkInfo[], ids: number[]): void;
+  /** Optional. A seed (or sitemap URL) was queued with id `id` and the priority from {@link Strategy.seed}. */
+  onSeeded?(id: number, url: string): void;
+  /**
+   * Optional. Priority changes of known URLs that the strategy decided on its own (OPIC's root
+   * distributing its cash, a PageRank recompute). The crawl calls it after every page, in the page's
+   * transaction, and applies the changes to URLs still queued; others are ignored.
+   */
+  takeUpdates?(): PriorityUpdate[];
+  /** Optional. Named figures behind a URL's priority (cash, history, pagerank, …), for `topicrawl explain`. */
+  explain?(id: number): Record<string, number | string> | null;
+  /**
+   * Called on resume, before the first fetch, with what the store knows: the largest stored priority
+   * (so counters continue) and the crawl's history in fetch order (so graph strategies can rebuild
+   * their state by replaying it; reading it is lazy and costs one pass over the links table).
+   */
+  resume?(state: ResumeState): void;
+}
+
+/** A priority change decided outside {@link Strategy.onPageFetched}. */
+export interface PriorityUpdate {
+  id: number;
+  priority: number;
+}
+
+export interface ResumeState {
+  maxPriority: number;
+  /** URLs queued without a parent (seeds, sitemap URLs), in id order, whatever their state now. */
+  seeds(): Iterable<{ id: number; url: string }>;
+  /** Fetched pages in fetch order with their stored outlinks. */
+  history(): Iterable<HistoryPage>;
+}
+
+/** One fetched page as the store remembers it, with the ids of the URLs it linked to. */
+export interface HistoryPage {
+  page: PageInfo;
+  /** ids of the stored outlinks (in-scope links that were kept), in no particular order */
+  outlinks: number[];
 }
 
 export type LinkDecision = { priority: number; life: number; prune?: false } | { prune: true; priority: number; life: 0 };
@@ -47,6 +88,10 @@ export interface LinkInfo {
   inlinks: number;
   /** Sum of those pages' contributions (see `inlinkContribution`). */
   inlinkScore: number;
+  /** Relevance in [0,1] of the anchor text alone (computed with the page's scorer), if computed. */
+  anchorScore?: number;
+  /** Relevance in [0,1] of the text around the link (its block, anchor excluded), if computed. */
+  contextScore?: number;
 }
 
 /** Everything a strategy may be configured with: the topic's `strategy` and `location` slices. */
@@ -55,6 +100,18 @@ export interface StrategyConfig {
   y: number;
   z: number;
   max_life: number;
+  /** shark: decay of the inherited score */
+  delta: number;
+  /** shark: anchor text weight against its context */
+  beta: number;
+  /** shark: inherited score weight against the anchor neighbourhood */
+  gamma: number;
+  /** partial-pagerank: recompute every K fetched pages */
+  pagerank_every: number;
+  /** partial-pagerank: damping factor */
+  damping: number;
+  /** larger-sites-first: what a site is */
+  site: 'domain' | 'host';
   location: { tokens: Readonly<Record<string, number>>; tld: Readonly<Record<string, number>>; segment_penalty: number };
 }
 

@@ -3,11 +3,12 @@ import { createLocationMetric } from '../../src/strategy/location-metric.js';
 import { childLife } from '../../src/strategy/fish-life.js';
 import { createStrategy, STRATEGIES } from '../../src/strategy/registry.js';
 import type { LinkInfo, PageInfo, StrategyConfig } from '../../src/strategy/strategy.js';
+import { strategyConfig } from '../helpers/strategy-config.js';
 
-const cfg: StrategyConfig = {
+const cfg: StrategyConfig = strategyConfig({
   x: 0.3, y: 0.4, z: 0.3, max_life: 3,
   location: { tokens: { tobacco: 1, yancao: 1, index: 0.5, travel: -1, life: -1 }, tld: { com: 0.2, net: 0.1 }, segment_penalty: 0.1 },
-};
+});
 
 const page = (over: Partial<PageInfo> = {}): PageInfo => ({ id: 1, url: 'http://a.test/', depth: 0, life: 3, priority: 0, relevance: 0.8, relevant: true, ...over });
 const link = (url: string, over: Partial<LinkInfo> = {}): LinkInfo => ({ url, host: new URL(url).host, depth: 1, anchor: '', known: null, inlinks: 1, inlinkScore: 0.9, ...over });

@@ -1,0 +1,43 @@
+import type Database from 'better-sqlite3';
+import type { HistoryPage } from '../strategy/strategy.js';
+
+/**
+ * The crawl's history as a strategy replays it on resume (see `ResumeState`): one lazy pass over
+ * the store, never more than one page's outlinks in memory.
+ */
+
+/** URLs queued without a parent (seeds, sitemap URLs), in id order. */
+export function* seedUrls(db: Database.Database): Iterable<{ id: number; url: string }> {
+  yield* db.prepare('SELECT id, url FROM urls WHERE parent_id IS NULL ORDER BY id').iterate() as Iterable<{ id: number; url: string }>;
+}
+
+type Row = {
+  id: number; url: string; depth: number; life: number; fetch_priority: number | null; relevance: number | null;
+  relevant: number | null; to_id: number | null;
+};
+
+/** Fetched (or failed) pages in fetch order, each with the ids of its stored outlinks. */
+export function* fetchHistory(db: Database.Database): Iterable<HistoryPage> {
+  const rows = db
+    .prepare(
+      `SELECT u.id, u.url, u.depth, u.life, u.fetch_priority, u.relevance, u.relevant, l.to_id
+         FROM urls u LEFT JOIN links l ON l.from_id = u.id
+        WHERE u.fetch_seq IS NOT NULL ORDER BY u.fetch_seq`,
+    )
+    .iterate() as Iterable<Row>;
+  let cur: HistoryPage | null = null;
+  for (const r of rows) {
+    if (!cur || cur.page.id !== r.id) {
+      if (cur) yield cur;
+      cur = {
+        page: {
+          id: r.id, url: r.url, depth: r.depth, life: r.life, priority: r.fetch_priority ?? 0, relevance: r.relevance,
+          relevant: r.relevant === 1,
+        },
+        outlinks: [],
+      };
+    }
+    if (r.to_id !== null) cur.outlinks.push(r.to_id);
+  }
+  if (cur) yield cur;
+}
