@@ -5,6 +5,7 @@ import { startCorpusServer } from '../eval/corpus-server.js';
 import { loadCorpus } from '../eval/corpus.js';
 import { STRATEGIES } from '../strategy/registry.js';
 import { runCrawl, runDemo } from './crawl-command.js';
+import { runExplain } from './explain-command.js';
 import { runNormalize } from './normalize-command.js';
 import { runExport, runStats } from './report-commands.js';
 import { runRobots } from './robots-command.js';
@@ -100,6 +101,16 @@ await yargs(hideBin(process.argv))
     }),
   )
   .command(
+    'explain <db> <url>',
+    'why a URL has its priority: state, depth, life, backlinks, parent, anchors, x·IB + y·IL + z·ID, strategy figures',
+    (y) =>
+      y
+        .positional('db', { type: 'string', demandOption: true, describe: 'SQLite crawl file' })
+        .positional('url', { type: 'string', demandOption: true, describe: 'URL (normalised like the crawl does)' })
+        .option('json', { type: 'boolean', describe: 'print one JSON object' }),
+    act((a) => runExplain({ db: a.db, url: a.url, json: a.json }, out)),
+  )
+  .command(
     'normalize [urls..]',
     'print each URL normalised, one per line (from the arguments, or stdin one per line)',
     (y) =>
@@ -148,7 +159,7 @@ await yargs(hideBin(process.argv))
       for (const [name, s] of Object.entries(STRATEGIES)) out.log(`${name.padEnd(18)} ${s.description}`);
     },
   )
-  .demandCommand(1, 'name a command: crawl, demo, serve, stats, export, normalize, robots, strategies')
+  .demandCommand(1, 'name a command: crawl, demo, serve, stats, export, explain, normalize, robots, strategies')
   .strict()
   .fail((msg, err) => {
     // yargs reports usage errors (and errors thrown by handlers) here; nothing has started yet

@@ -1,6 +1,6 @@
 import { TopicrawlError } from '../errors.js';
 import { SqliteFrontier } from '../frontier/sqlite-frontier.js';
-import { fetchHistory, seedUrls } from '../store/crawl-history.js';
+import { fetchHistory, queuedUrls, seedUrls } from '../store/crawl-history.js';
 import { SqliteStore } from '../store/sqlite-store.js';
 import { createStrategy } from '../strategy/registry.js';
 import type { Strategy } from '../strategy/strategy.js';
@@ -38,7 +38,7 @@ export function openCrawlState(cfg: Config, dbPath: string): CrawlState {
     const frontier = new SqliteFrontier(store.db, { delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency });
     const strategy = createStrategy(cfg.strategy.name, { ...cfg.strategy, location: cfg.location });
     const maxPriority = (store.db.prepare('SELECT MAX(priority) AS m FROM urls').get() as { m: number | null }).m;
-    if (maxPriority !== null) strategy.resume?.({ maxPriority, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db) });
+    if (maxPriority !== null) strategy.resume?.({ maxPriority, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db), queued: () => queuedUrls(store.db) });
     const hostFetched = new Map<number, number>();
     for (const r of store.db.prepare('SELECT id, fetched FROM hosts').all() as { id: number; fetched: number }[]) {
       hostFetched.set(r.id, r.fetched);

@@ -76,6 +76,11 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     seedFrontier(this.frontier, this.strategy, cfg.seeds, this.store, normalizeOptions(cfg));
   }
 
+  /** The ordering strategy in use (read-only: for tests and `explain`-style reports of its figures). */
+  get strategyInstance(): Strategy {
+    return this.strategy;
+  }
+
   /** Asks the crawl to stop: nothing new starts; pages in flight finish and are recorded. */
   stop(): void {
     this.stopping = true;

@@ -43,6 +43,7 @@ export function intakeLinks(deps: IntakeDeps, page: PageInfo, found: AnalyzedLin
     infos.push({
       url: l.url, host: l.host, depth: k ? Math.min(k.depth, depth) : depth, anchor: l.anchor, known: k,
       inlinks: (k?.inlinks ?? 0) + 1, inlinkScore: (k?.inlinkScore ?? 0) + contribution,
+      anchorScore: l.anchorScore, contextScore: l.contextScore,
     });
   });
   const decisions = deps.strategy.onPageFetched(page, infos);

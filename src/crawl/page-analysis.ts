@@ -37,6 +37,10 @@ export interface AnalyzedLink {
   hash: Uint8Array;
   host: string;
   anchor: string;
+  /** Relevance in [0,1] of the anchor text alone (all anchors of the URL on the page, joined). */
+  anchorScore: number;
+  /** Relevance in [0,1] of the link's context (parser's `context`); the best over repeats on the page. */
+  contextScore: number;
 }
 
 export interface PageAnalysis {
@@ -58,12 +62,14 @@ export interface PageAnalysis {
 
 /**
  * The CPU-heavy, side-effect-free part of handling a page: charset decoding, parsing, relevance,
- * content hash, link normalisation, scoping and hashing, and body compression. It needs no store,
+ * content hash, link normalisation, scoping and hashing, the relevance of each link's anchor text and
+ * context (the page's scorer, `scoreText`), and body compression. It needs no store,
  * so it runs in worker threads (analyzer-pool.ts) while the main thread fetches and records.
  */
 export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => PageAnalysis {
   const parser = new Parse5Parser();
   const scorer = new KeywordScorer({ keywords: cfg.keywords, fields: cfg.fields });
+  const scoreText = memoScoreText(scorer);
   const scope = createScope(cfg.scope, cfg.scopeOptions);
   const norm = cfg.normalize;
   return (input) => {
@@ -85,32 +91,55 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
     if (out.nofollow) return out;
     const drop = (why: string) => (out.dropped[why] = (out.dropped[why] ?? 0) + 1);
     const byUrl = new Map<string, AnalyzedLink>();
-    const add = (raw: string, text: string) => {
+    const add = (raw: string, text: string, context: string) => {
       const url = tryNormalizeUrl(raw, norm);
       if (!url) return drop('invalid');
       const seen = byUrl.get(url);
       if (seen) {
         if (text && !seen.anchor.includes(text)) seen.anchor = seen.anchor ? `${seen.anchor} | ${text}` : text;
+        seen.contextScore = Math.max(seen.contextScore, scoreText(context));
         return;
       }
       if (url === input.url) return drop('self');
       const d = scope(url);
       if (!d.ok) return drop(d.reason);
       // a copy with its own buffer: a pooled Buffer's slice would clone the whole pool slab to the main thread
-      byUrl.set(url, { url, hash: new Uint8Array(urlHash(url)), host: hostKey(url), anchor: text });
+      byUrl.set(url, { url, hash: new Uint8Array(urlHash(url)), host: hostKey(url), anchor: text, anchorScore: 0, contextScore: scoreText(context) });
     };
     if (page.canonical && cfg.followCanonical) {
       const canon = tryNormalizeUrl(page.canonical, norm);
       if (canon && canon !== input.url && hostKey(canon) === input.host) {
         out.canonical = canon;
-        add(canon, '');
+        add(canon, '', '');
       }
     }
     for (const l of page.links) {
       if (l.rel.includes('nofollow')) drop('nofollow');
-      else add(l.url, l.text);
+      else add(l.url, l.text, l.context);
     }
     out.links = [...byUrl.values()];
+    for (const l of out.links) l.anchorScore = scoreText(l.anchor);
     return out;
+  };
+}
+
+/** Texts remembered by {@link memoScoreText}; the memo starts over when full. */
+const MEMO_SIZE = 4096;
+
+/**
+ * KeywordScorer.scoreText with a small memo: navigation links repeat the same anchors and contexts
+ * on every page of a site, so most link texts are scored once per worker.
+ */
+function memoScoreText(scorer: KeywordScorer): (text: string) => number {
+  const memo = new Map<string, number>();
+  return (text) => {
+    if (text.length === 0) return 0;
+    let v = memo.get(text);
+    if (v === undefined) {
+      if (memo.size >= MEMO_SIZE) memo.clear();
+      v = scorer.scoreText(text);
+      memo.set(text, v);
+    }
+    return v;
   };
 }

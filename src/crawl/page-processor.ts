@@ -74,11 +74,16 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
       });
     }
     let contentHash: Buffer | null = null;
+    const page: PageInfo = { id: item.id, url: item.url, depth: item.depth, life: item.life, priority: item.priority, relevance, relevant };
+    let linked = false;
     if (!res.error && res.status >= 300 && res.status < 400 && res.location) {
       const r = followRedirect(deps, item, res.location);
       error = r.error;
       note = r.note;
       newUrls += r.added;
+      // the strategy hears of every recorded page, as the resume replay does (a redirect links to its target)
+      deps.strategy.onLinksStored?.(page, [], r.targetId === null ? [] : [r.targetId]);
+      linked = true;
     } else if (analysis?.contentHash) {
       contentHash = Buffer.from(analysis.contentHash);
       const dup = store.findByContentHash(contentHash);
@@ -86,7 +91,7 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
       if (dup !== undefined && dup !== item.id) notes.push(`duplicate content of url #${dup}`);
       else if (analysis.nofollow) notes.push('meta robots nofollow');
       else if (analysis.links.length) {
-        const page: PageInfo = { id: item.id, url: item.url, depth: item.depth, life: item.life, priority: item.priority, relevance, relevant };
+        linked = true;
         const out = intakeLinks({ frontier: deps.frontier, strategy: deps.strategy, maxDepth: deps.maxDepth }, page, analysis.links);
         store.recordLinks(item.id, out.links);
         newUrls += out.added;
@@ -102,6 +107,7 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
       relevance, relevant: relevance === null ? null : relevant, contentHash, fetchedAt, fetchSeq, fetchPriority: item.priority, note,
     });
     store.bumpHost(item.hostId, 1, error ? 1 : 0);
+    if (!linked) deps.strategy.onLinksStored?.(page, [], []);
     const updates = deps.strategy.takeUpdates?.();
     if (updates?.length) deps.frontier.reprioritize(updates);
   });
@@ -119,22 +125,24 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
   };
 }
 
-function followRedirect(deps: ProcessorDeps, item: FrontierItem, location: string): { error: string | null; note: string; added: number } {
+type RedirectResult = { error: string | null; note: string; added: number; targetId: number | null };
+
+function followRedirect(deps: ProcessorDeps, item: FrontierItem, location: string): RedirectResult {
   const target = tryNormalizeUrl(location, deps.normalize);
-  if (!target) return { error: 'E_INVALID_URL', note: `redirect to invalid URL ${location}`, added: 0 };
-  if (target === item.url) return { error: 'E_REDIRECT_LOOP', note: 'redirect to itself', added: 0 };
-  if (item.hops + 1 > deps.maxRedirects) return { error: 'E_REDIRECT_LIMIT', note: `redirect hop ${item.hops + 1} over the cap`, added: 0 };
+  if (!target) return { error: 'E_INVALID_URL', note: `redirect to invalid URL ${location}`, added: 0, targetId: null };
+  if (target === item.url) return { error: 'E_REDIRECT_LOOP', note: 'redirect to itself', added: 0, targetId: null };
+  if (item.hops + 1 > deps.maxRedirects) return { error: 'E_REDIRECT_LIMIT', note: `redirect hop ${item.hops + 1} over the cap`, added: 0, targetId: null };
   const scope = deps.scope(target);
-  if (!scope.ok) return { error: null, note: `redirect out of scope (${scope.reason}): ${target}`, added: 0 };
+  if (!scope.ok) return { error: null, note: `redirect out of scope (${scope.reason}): ${target}`, added: 0, targetId: null };
   const hash = urlHash(target);
   const known = deps.frontier.lookup([hash]).get(hash.toString('hex'));
   if (known) {
     deps.store.recordLinks(item.id, [{ toId: known.id, anchor: '' }]);
-    return { error: null, note: `redirect to known URL ${target}`, added: 0 };
+    return { error: null, note: `redirect to known URL ${target}`, added: 0, targetId: known.id };
   }
   const [id] = deps.frontier.add([
     { hash, url: target, host: hostKey(target), depth: item.depth, priority: item.priority, life: item.life, parentId: item.id, anchor: item.anchor, hops: item.hops + 1 },
   ]);
   deps.store.recordLinks(item.id, [{ toId: id, anchor: '' }]);
-  return { error: null, note: `redirect to ${target}`, added: 1 };
+  return { error: null, note: `redirect to ${target}`, added: 1, targetId: id };
 }

@@ -15,6 +15,11 @@
  *   skipped; hrefs resolve against the first valid http(s) `<base href>` (wherever it is, as the
  *   HTML spec says), else the page URL; anything not http(s) after resolution is dropped. Anchor
  *   text includes img alt text; `<area>` uses its alt.
+ * - Link context: the text of the link's nearest block-level ancestor (as collected above) without
+ *   the anchor's own text, cut to the CONTEXT_SIDE characters nearest the anchor on each side (whole
+ *   words when the cut falls in spaced text); the two sides are joined by a line break so that no
+ *   phrase spans the gap. Found from the collected text parts by offsets, so the cost per link is
+ *   bounded by the window, not by the size of the block.
  */
 import { parse } from 'parse5';
 import type { DefaultTreeAdapterTypes } from 'parse5';
@@ -42,10 +47,23 @@ const BREAK = '\u0000';
 
 const HEADING = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 
+/** Characters of link context kept on each side of the anchor. */
+export const CONTEXT_SIDE = 150;
+
+/** A block element's text as a range [start, end) of the collected text parts (end −1 while open). */
+interface BlockSpan {
+  start: number;
+  end: number;
+}
+
 interface PendingLink {
   href: string;
   text: string;
   rel: string[];
+  /** the anchor's text parts [start, end) and the nearest block around it */
+  start: number;
+  end: number;
+  block: BlockSpan;
 }
 
 function attr(el: Element, name: string): string | null {
@@ -114,6 +132,8 @@ export class Parse5Parser implements Parser {
     let headingDepth = 0;
     let currentLink: PendingLink | null = null;
     let currentLinkEl: Element | null = null;
+    const rootSpan: BlockSpan = { start: 0, end: -1 };
+    const blocks: BlockSpan[] = [rootSpan];
 
     const stack: ParentNode[] = [doc];
     const index: number[] = [0];
@@ -154,12 +174,13 @@ export class Parse5Parser implements Parser {
             const href = attr(el, 'href');
             if (href !== null && !isEmptyOrFragment(href)) {
               const rel = attr(el, 'rel');
-              const link: PendingLink = { href, text: '', rel: rel ? tokens(rel) : [] };
+              const at = textParts.length;
+              const link: PendingLink = { href, text: '', rel: rel ? tokens(rel) : [], start: at, end: at, block: blocks[blocks.length - 1] };
               pending.push(link);
               if (tag === 'area') {
                 link.text = collapseWhitespace(attr(el, 'alt') ?? '', false);
               } else {
-                if (currentLink) this.finishLink(currentLink, anchorParts);
+                if (currentLink) this.finishLink(currentLink, anchorParts, textParts.length);
                 currentLink = link;
                 currentLinkEl = el;
                 anchorParts.length = 0;
@@ -208,7 +229,10 @@ export class Parse5Parser implements Parser {
           if (currentLink) anchorParts.push(' ');
         }
         if (el.childNodes.length > 0) {
-          if (block && HEADING.has(tag)) headingDepth++;
+          if (block) {
+            if (HEADING.has(tag)) headingDepth++;
+            blocks.push({ start: textParts.length, end: -1 });
+          }
           stack[sp] = el;
           index[sp] = 0;
           sp++;
@@ -220,6 +244,7 @@ export class Parse5Parser implements Parser {
         const el = node as Element;
         const tag = el.tagName;
         if (BLOCK.has(tag)) {
+          blocks.pop()!.end = textParts.length;
           textParts.push(BREAK);
           if (currentLink) anchorParts.push(' ');
           if (HEADING.has(tag)) {
@@ -228,13 +253,14 @@ export class Parse5Parser implements Parser {
           }
         }
         if (el === currentLinkEl && currentLink) {
-          this.finishLink(currentLink, anchorParts);
+          this.finishLink(currentLink, anchorParts, textParts.length);
           currentLink = null;
           currentLinkEl = null;
         }
       }
     }
-    if (currentLink) this.finishLink(currentLink, anchorParts);
+    if (currentLink) this.finishLink(currentLink, anchorParts, textParts.length);
+    rootSpan.end = textParts.length;
 
     const pageBase = tryUrl(pageUrl, null);
     let base: URL | null = null;
@@ -246,7 +272,7 @@ export class Parse5Parser implements Parser {
     const links: ParsedLink[] = [];
     for (const p of pending) {
       const u = tryUrl(p.href, resolveBase);
-      if (u && isHttp(u)) links.push({ url: u.href, text: p.text, rel: p.rel });
+      if (u && isHttp(u)) links.push({ url: u.href, text: p.text, rel: p.rel, context: linkContext(textParts, p) });
     }
     let canonical: string | null = null;
     if (canonicalRaw !== null && !isEmptyOrFragment(canonicalRaw)) {
@@ -266,8 +292,37 @@ export class Parse5Parser implements Parser {
     };
   }
 
-  private finishLink(link: PendingLink, parts: string[]): void {
+  private finishLink(link: PendingLink, parts: string[], end: number): void {
     link.text = collapseWhitespace(parts.join(''), false);
+    link.end = end;
     parts.length = 0;
   }
+}
+
+/** How far a side's raw text is gathered before collapsing (whitespace runs shrink). */
+const RAW_SIDE = CONTEXT_SIDE * 3;
+/** A cut at most this far from a space moves to the space, so no word is cut in two. */
+const WORD_SLACK = 24;
+
+/** The link's context (see the file header) from the collected text parts. */
+function linkContext(parts: string[], link: PendingLink): string {
+  const lo = link.block.start;
+  const hi = link.block.end < 0 ? parts.length : link.block.end;
+  let before = '';
+  for (let i = link.start - 1; i >= lo && before.length < RAW_SIDE; i--) before = parts[i] + before;
+  let after = '';
+  for (let i = link.end; i < hi && after.length < RAW_SIDE; i++) after += parts[i];
+  before = collapseWhitespace(before.length > RAW_SIDE ? before.slice(-RAW_SIDE) : before, true);
+  after = collapseWhitespace(after.length > RAW_SIDE ? after.slice(0, RAW_SIDE) : after, true);
+  if (before.length > CONTEXT_SIDE) {
+    before = before.slice(-CONTEXT_SIDE);
+    const sp = before.search(/\s/);
+    if (sp >= 0 && sp < WORD_SLACK) before = before.slice(sp + 1);
+  }
+  if (after.length > CONTEXT_SIDE) {
+    after = after.slice(0, CONTEXT_SIDE);
+    const sp = Math.max(after.lastIndexOf(' '), after.lastIndexOf('\n'));
+    if (sp > CONTEXT_SIDE - WORD_SLACK) after = after.slice(0, sp);
+  }
+  return before && after ? `${before}\n${after}` : before || after;
 }

@@ -14,6 +14,11 @@ export interface ParsedLink {
   text: string;
   /** rel tokens, lower-cased. */
   rel: string[];
+  /**
+   * Text around the link: its nearest block-level ancestor's text with the anchor left out, at most
+   * ~150 characters on each side of the anchor (the two sides joined by a line break).
+   */
+  context: string;
 }
 
 export interface ParsedPage {

@@ -11,6 +11,11 @@ export function* seedUrls(db: Database.Database): Iterable<{ id: number; url: st
   yield* db.prepare('SELECT id, url FROM urls WHERE parent_id IS NULL ORDER BY id').iterate() as Iterable<{ id: number; url: string }>;
 }
 
+/** URLs still queued (or in flight at a crash), in id order. */
+export function* queuedUrls(db: Database.Database): Iterable<{ id: number; url: string }> {
+  yield* db.prepare('SELECT id, url FROM urls WHERE state IN (0, 1) ORDER BY id').iterate() as Iterable<{ id: number; url: string }>;
+}
+
 type Row = {
   id: number; url: string; depth: number; life: number; fetch_priority: number | null; relevance: number | null;
   relevant: number | null; to_id: number | null;

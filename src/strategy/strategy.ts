@@ -19,9 +19,12 @@ export interface Strategy {
    */
   onPageFetched(page: PageInfo, links: LinkInfo[]): (LinkDecision | null)[];
   /**
-   * Optional. Called right after {@link Strategy.onPageFetched}'s decisions were applied, in the
-   * same transaction: `ids[i]` is the URL id of `links[i]` (new or known, whatever its state).
-   * Graph strategies (OPIC, PageRank) keep their own sparse graph and per-URL figures from this.
+   * Optional. Called once for every page whose outcome is recorded, in its transaction: after a
+   * page's links went through {@link Strategy.onPageFetched}, `ids[i]` is the URL id of `links[i]`
+   * (new or known, whatever its state); for a page whose links were not taken (an error, not HTML,
+   * no links, nofollow, duplicate content) `links` and `ids` are empty; for a redirect `links` is
+   * empty and `ids` holds the target's id. This is exactly what the resume replay feeds, so graph
+   * strategies (OPIC, PageRank) keep their own sparse graph and per-URL figures from this.
    */
   onLinksStored?(page: PageInfo, links: LinkInfo[], ids: number[]): void;
   /** Optional. A seed (or sitemap URL) was queued with id `id` and the priority from {@link Strategy.seed}. */
@@ -54,6 +57,8 @@ export interface ResumeState {
   seeds(): Iterable<{ id: number; url: string }>;
   /** Fetched pages in fetch order with their stored outlinks. */
   history(): Iterable<HistoryPage>;
+  /** URLs still queued, in id order. */
+  queued(): Iterable<{ id: number; url: string }>;
 }
 
 /** One fetched page as the store remembers it, with the ids of the URLs it linked to. */

@@ -51,9 +51,10 @@ describe('Parse5Parser: links', () => {
     const p = parse(`<a href="rel.html">Rel <img alt="pic"> link</a> <a href="/abs?q=1" rel="NoFollow  UGC">two</a>
       <a href=" https://other.example/x#frag ">three</a>`);
     expect(p.links).toEqual([
-      { url: 'http://example.com/dir/rel.html', text: 'Rel pic link', rel: [] },
-      { url: 'http://example.com/abs?q=1', text: 'two', rel: ['nofollow', 'ugc'] },
-      { url: 'https://other.example/x#frag', text: 'three', rel: [] },
+      // context: the text of the block around the link, before and after it joined by a line break
+      { url: 'http://example.com/dir/rel.html', text: 'Rel pic link', rel: [], context: 'two three' },
+      { url: 'http://example.com/abs?q=1', text: 'two', rel: ['nofollow', 'ugc'], context: 'Rel link\nthree' },
+      { url: 'https://other.example/x#frag', text: 'three', rel: [], context: 'Rel link two' },
     ]);
   });
 
@@ -66,7 +67,7 @@ describe('Parse5Parser: links', () => {
 
   it('includes <area href> with its alt text', () => {
     const p = parse('<map name="m"><area href="/area" alt="Area one"><area alt="none"></map>');
-    expect(p.links).toEqual([{ url: 'http://example.com/area', text: 'Area one', rel: [] }]);
+    expect(p.links).toEqual([{ url: 'http://example.com/area', text: 'Area one', rel: [], context: '' }]);
   });
 
   it('uses the first valid http(s) <base href>, even for links before it', () => {

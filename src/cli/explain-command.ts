@@ -1,0 +1,111 @@
+import { existsSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import { TopicrawlError } from '../errors.js';
+import { openDatabase } from '../store/sqlite-store.js';
+import { crawlUrl, explainPriority, storedConfig, type PriorityExplanation } from '../strategy/explain-priority.js';
+
+/** How many anchors the text output lists (JSON lists them all). */
+const MAX_ANCHORS_SHOWN = 20;
+
+/** A number for people: at most 6 decimals, no trailing zeros. */
+function num(v: number | null): string {
+  if (v === null) return '-';
+  return Number.isInteger(v) ? String(v) : v.toFixed(6).replace(/\.?0+$/, '');
+}
+
+function relevanceText(relevance: number | null, relevant: boolean | null): string {
+  if (relevance === null) return 'not scored';
+  return `${num(relevance)}, ${relevant ? 'relevant' : 'not relevant'}`;
+}
+
+/** The explanation as lines for a terminal. */
+export function formatExplanation(e: PriorityExplanation): string {
+  const row = (k: string, v: string) => `${k.padEnd(16)} ${v}`;
+  const lines = [
+    row('url', e.url + (e.input.trim() !== e.url ? `  (given as ${e.input.trim()})` : '')),
+    row('id', String(e.id)),
+    row('state', e.state),
+    row('depth', String(e.depth)),
+    row('priority', `${num(e.priority)} (now)`),
+  ];
+  if (e.fetchSeq !== null) {
+    lines.push(
+      row('fetch priority', `${num(e.fetchPriority)} (fetched as #${e.fetchSeq}, HTTP ${e.status ?? '-'})`),
+      row('relevance', relevanceText(e.relevance, e.relevant)),
+    );
+  }
+  lines.push(
+    row('life', `${e.life} (max_life ${e.maxLife})`),
+    row('inlinks', `${e.inlinks} (fetched pages that linked here while it was queued), inlink_score ${num(e.inlinkScore)}`),
+  );
+  if (e.hops > 0) lines.push(row('redirect hops', String(e.hops)));
+  lines.push(row('parent', e.parent ? `${e.parent.url} (relevance ${relevanceText(e.parent.relevance, e.parent.relevant)})` : 'none (a seed or sitemap URL)'));
+  lines.push(row('anchors', e.anchors.length === 0 ? 'none' : `${e.anchors.length} link${e.anchors.length > 1 ? 's' : ''} to this URL`));
+  for (const a of e.anchors.slice(0, MAX_ANCHORS_SHOWN)) lines.push(`  ${JSON.stringify(a.anchor)} from ${a.fromUrl}`);
+  if (e.anchors.length > MAX_ANCHORS_SHOWN) lines.push(`  … ${e.anchors.length - MAX_ANCHORS_SHOWN} more (--json lists all)`);
+
+  const i = e.importance;
+  const term = (name: string, v: number, w: string, wv: number, why: string) =>
+    `  ${name.padEnd(4)} ${num(v).padEnd(8)}  × ${w} ${num(wv).padEnd(8)} = ${num(v * wv).padEnd(8)}  ${why}`;
+  lines.push(
+    '',
+    'I(p) = x·IB + y·IL + z·ID, recomputed from the stored configuration:',
+    term('IB', i.ib, 'x', i.x, `s/(s+1), s = inlink_score ${num(e.inlinkScore)}`),
+    term('IL', i.il, 'y', i.y, 'Location Metric of the URL'),
+    term('ID', i.id, 'z', i.z, `1/(1+depth), depth ${i.idDepth}`),
+    `  I(p) ${num(i.sum).padEnd(8)}  ${i.matchesStored ? '= the stored priority' : `≠ the stored priority ${num(e.priority)}`}`,
+  );
+  if (i.note) lines.push(`  note: ${i.note}`);
+
+  const s = e.strategy;
+  lines.push('');
+  if (s.error) lines.push(`strategy ${s.name}: ${s.error}`);
+  else if (!s.hasExplain) lines.push(`strategy ${s.name}: no per-URL figures beyond I(p) and life`);
+  else if (!s.figures) lines.push(`strategy ${s.name} (after replaying ${s.replayedPages} fetched pages): nothing known about this URL`);
+  else {
+    lines.push(`strategy ${s.name} (after replaying ${s.replayedPages} fetched pages):`);
+    const width = Math.max(...Object.keys(s.figures).map((k) => k.length));
+    for (const [k, v] of Object.entries(s.figures)) lines.push(`  ${k.padEnd(width)}  ${typeof v === 'number' ? num(v) : v}`);
+  }
+  return lines.join('\n');
+}
+
+/** Opens a crawl file read-only; a missing or foreign file is a usage error (exit 2). */
+function openCrawlFile(path: string): Database.Database {
+  if (!existsSync(path)) throw new TopicrawlError('E_USAGE', `${path}: no such crawl file`, { db: path });
+  try {
+    return openDatabase(path, { readonly: true });
+  } catch (err) {
+    throw asUsage(err, path);
+  }
+}
+
+/** The database or the URL argument is wrong: tell the user in one line, exit code 2. */
+function asUsage(err: unknown, db: string): unknown {
+  if (err instanceof TopicrawlError && (err.code === 'E_STORE' || err.code === 'E_INVALID_URL')) {
+    const msg = err.message.startsWith(db) ? err.message : `${db}: ${err.message}`;
+    return new TopicrawlError('E_USAGE', msg, { ...err.details, cause: err.code }, { cause: err });
+  }
+  return err;
+}
+
+/** `topicrawl explain <db> <url> [--json]`: why a URL has its priority. */
+export function runExplain(args: { db: string; url: string; json?: boolean }, out: { log: (s: string) => void }): void {
+  const db = openCrawlFile(args.db);
+  try {
+    let e: PriorityExplanation | null;
+    try {
+      e = explainPriority(db, args.url);
+    } catch (err) {
+      throw asUsage(err, args.db);
+    }
+    if (!e) {
+      const url = crawlUrl(storedConfig(db), args.url);
+      const shown = url === args.url.trim() ? url : `${args.url.trim()} (normalised: ${url})`;
+      throw new TopicrawlError('E_USAGE', `${shown}: not known to the crawl in ${args.db}`, { db: args.db, url });
+    }
+    out.log(args.json ? JSON.stringify(e, null, 2) : formatExplanation(e));
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,239 @@
+import type Database from 'better-sqlite3';
+import { normalizeOptions } from '../crawl/crawl-settings.js';
+import { TopicrawlError } from '../errors.js';
+import { fetchHistory, queuedUrls, seedUrls } from '../store/crawl-history.js';
+import { UrlState } from '../store/schema.js';
+import { buildConfig, type Config } from '../topic/config.js';
+import { normalizeUrl } from '../url/normalize.js';
+import { urlHash } from '../url/url-hash.js';
+import { createImportance } from './best-first.js';
+import { createStrategy } from './registry.js';
+import type { HistoryPage, Strategy, StrategyConfig } from './strategy.js';
+
+/**
+ * Why a URL of a crawl file has its priority, for `topicrawl explain`: what the store holds about
+ * it (state, depth, life, backlinks, parent, anchors), best-first's I(p) = x·IB + y·IL + z·ID
+ * recomputed from the stored configuration, and the per-URL figures of the crawl's strategy
+ * (Strategy.explain) after replaying the store's history into a fresh instance of it, exactly as a
+ * resumed crawl does. Read-only; nothing here writes to the database or the console.
+ */
+
+/** I(p) recomputed from the stored configuration, term by term. */
+export interface ImportanceParts {
+  x: number;
+  y: number;
+  z: number;
+  /** IB = s / (s + 1), s = inlink_score */
+  ib: number;
+  /** IL, the Location Metric of the URL */
+  il: number;
+  /** ID = 1 / (1 + depth) */
+  id: number;
+  /** the depth ID used: the stored depth, or one less if the last parent that updated the URL was shallower */
+  idDepth: number;
+  /** x·IB + y·IL + z·ID as best-first computes it */
+  sum: number;
+  /** whether the stored priority equals `sum` (within 1e-9) */
+  matchesStored: boolean;
+  /** why they differ, when they do */
+  note: string | null;
+}
+
+/** The strategy of the crawl, rebuilt from the stored configuration and fed the stored history. */
+export interface StrategyFigures {
+  name: string;
+  /** false when the strategy has no `explain` (then nothing was replayed) */
+  hasExplain: boolean;
+  /** fetched pages replayed into the strategy before asking it */
+  replayedPages: number;
+  /** Strategy.explain(id), or null (no explain, or nothing known about this URL) */
+  figures: Record<string, number | string> | null;
+  /** set when the strategy could not be built (e.g. a name this build does not know) */
+  error: string | null;
+}
+
+/** Everything `topicrawl explain` prints about one URL. */
+export interface PriorityExplanation {
+  /** the URL as given, and normalised the way the crawl does */
+  input: string;
+  url: string;
+  id: number;
+  state: string;
+  depth: number;
+  priority: number;
+  fetchPriority: number | null;
+  fetchSeq: number | null;
+  status: number | null;
+  relevance: number | null;
+  relevant: boolean | null;
+  life: number;
+  maxLife: number;
+  inlinks: number;
+  inlinkScore: number;
+  /** redirect hops that led here (its priority was inherited from the redirecting URL) */
+  hops: number;
+  parent: { id: number; url: string; relevance: number | null; relevant: boolean | null } | null;
+  /** the links to this URL (links table), in the order their pages were fetched */
+  anchors: { fromId: number; fromUrl: string; anchor: string }[];
+  importance: ImportanceParts;
+  strategy: StrategyFigures;
+}
+
+const STATE_NAMES = new Map<number, string>(Object.entries(UrlState).map(([k, v]) => [v, k.toLowerCase().replace('_', '-')]));
+
+type UrlRow = {
+  id: number; url: string; state: number; depth: number; priority: number; life: number; parent_id: number | null; inlinks: number;
+  inlink_score: number; hops: number; fetch_seq: number | null; fetch_priority: number | null; status: number | null;
+  relevance: number | null; relevant: number | null;
+};
+
+const URL_COLUMNS =
+  'id, url, state, depth, priority, life, parent_id, inlinks, inlink_score, hops, fetch_seq, fetch_priority, status, relevance, relevant';
+
+/** The configuration a crawl file was last run with (meta key `config`), rebuilt and frozen. */
+export function storedConfig(db: Database.Database): Config {
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'config'").get() as { value: string } | undefined;
+  if (!row) throw new TopicrawlError('E_STORE', 'the crawl file holds no configuration (meta key "config")');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(row.value);
+  } catch (err) {
+    throw new TopicrawlError('E_STORE', 'the configuration stored in the crawl file is not valid JSON', {}, { cause: err });
+  }
+  try {
+    return buildConfig(raw as Config, {}, 'stored configuration');
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    throw new TopicrawlError('E_STORE', `the configuration stored in the crawl file is invalid: ${msg}`, {}, { cause: err });
+  }
+}
+
+/** A URL as the crawl of `cfg` stores it: normalised with the topic's URL rules. Throws E_INVALID_URL. */
+export function crawlUrl(cfg: Config, input: string): string {
+  return normalizeUrl(input.trim(), normalizeOptions(cfg));
+}
+
+/**
+ * Explains the priority of `input` (normalised with the crawl's URL rules) in an open crawl file.
+ * Returns null when the crawl does not know the URL. Throws E_INVALID_URL for a URL that cannot be
+ * normalised and E_STORE when the file holds no usable configuration.
+ */
+export function explainPriority(db: Database.Database, input: string): PriorityExplanation | null {
+  const cfg = storedConfig(db);
+  const url = crawlUrl(cfg, input);
+  // a plain lookup by hash: no index is assumed
+  const row = db.prepare(`SELECT ${URL_COLUMNS} FROM urls WHERE hash = ?`).get(urlHash(url)) as UrlRow | undefined;
+  if (!row) return null;
+
+  const parentRow =
+    row.parent_id === null
+      ? undefined
+      : (db.prepare('SELECT id, url, relevance, relevant FROM urls WHERE id = ?').get(row.parent_id) as
+          | { id: number; url: string; relevance: number | null; relevant: number | null }
+          | undefined);
+  const anchors = (
+    db
+      .prepare(
+        `SELECT l.from_id AS fromId, u.url AS fromUrl, l.anchor AS anchor
+           FROM links l JOIN urls u ON u.id = l.from_id
+          WHERE l.to_id = ? ORDER BY u.fetch_seq IS NULL, u.fetch_seq, u.id`,
+      )
+      .all(row.id) as { fromId: number; fromUrl: string; anchor: string }[]
+  );
+  const strategyConfig: StrategyConfig = { ...cfg.strategy, location: cfg.location };
+  return {
+    input,
+    url: row.url,
+    id: row.id,
+    state: STATE_NAMES.get(row.state) ?? String(row.state),
+    depth: row.depth,
+    priority: row.priority,
+    fetchPriority: row.fetch_priority,
+    fetchSeq: row.fetch_seq,
+    status: row.status,
+    relevance: row.relevance,
+    relevant: row.relevant === null ? null : row.relevant === 1,
+    life: row.life,
+    maxLife: cfg.strategy.max_life,
+    inlinks: row.inlinks,
+    inlinkScore: row.inlink_score,
+    hops: row.hops,
+    parent: parentRow
+      ? { id: parentRow.id, url: parentRow.url, relevance: parentRow.relevance, relevant: parentRow.relevant === null ? null : parentRow.relevant === 1 }
+      : null,
+    anchors,
+    importance: importanceOf(db, row, strategyConfig, cfg.strategy.name),
+    strategy: strategyFigures(db, row.id, cfg.strategy.name, strategyConfig),
+  };
+}
+
+/**
+ * The depth the crawl's last decision about the URL used for ID: intake scores a known URL at
+ * min(its stored depth, the linking page's depth + 1), and only while the URL is still queued or
+ * pruned, i.e. for pages fetched before it.
+ */
+function decisionDepth(db: Database.Database, row: UrlRow): number {
+  const last = db
+    .prepare(
+      `SELECT u.depth AS depth FROM links l JOIN urls u ON u.id = l.from_id
+        WHERE l.to_id = ? AND u.fetch_seq IS NOT NULL AND u.fetch_seq < ? AND u.id <> ?
+        ORDER BY u.fetch_seq DESC LIMIT 1`,
+    )
+    .get(row.id, row.fetch_seq ?? Number.MAX_SAFE_INTEGER, row.id) as { depth: number } | undefined;
+  return last && row.hops === 0 ? Math.min(row.depth, last.depth + 1) : row.depth;
+}
+
+function importanceOf(db: Database.Database, row: UrlRow, cfg: StrategyConfig, strategyName: string): ImportanceParts {
+  const { score, il: locationMetric } = createImportance(cfg);
+  const idDepth = decisionDepth(db, row);
+  const s = row.inlink_score;
+  const ib = s / (s + 1);
+  const il = locationMetric(row.url);
+  const id = 1 / (1 + idDepth);
+  const sum = score(row.url, idDepth, s);
+  const matchesStored = Math.abs(sum - row.priority) <= 1e-9;
+  let note: string | null = null;
+  if (Math.abs(cfg.x * ib + cfg.y * il + cfg.z * id - sum) > 1e-9) {
+    note = 'the parts do not add up to best-first\'s score: its formula changed; this command needs updating';
+  } else if (!matchesStored) {
+    if (row.hops > 0) note = `reached by a redirect (${row.hops} hop${row.hops > 1 ? 's' : ''}): it inherited the priority of the redirecting URL`;
+    else if (row.state === UrlState.PRUNED) note = 'pruned: its priority is that of the last decision that did not prune it';
+    else note = `strategy ${strategyName} does not set the priority to I(p) (or not only)`;
+  }
+  return { x: cfg.x, y: cfg.y, z: cfg.z, ib, il, id, idDepth, sum, matchesStored, note };
+}
+
+/** Builds the crawl's strategy, replays the store into it as a resumed crawl does, and asks it. */
+function strategyFigures(db: Database.Database, id: number, name: string, cfg: StrategyConfig): StrategyFigures {
+  let strategy: Strategy;
+  try {
+    strategy = createStrategy(name, cfg);
+  } catch (err) {
+    return { name, hasExplain: false, replayedPages: 0, figures: null, error: `cannot be rebuilt: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  if (!strategy.explain) return { name, hasExplain: false, replayedPages: 0, figures: null, error: null };
+  let replayedPages = 0;
+  try {
+    const maxPriority = (db.prepare('SELECT MAX(priority) AS m FROM urls').get() as { m: number | null }).m;
+    if (maxPriority !== null) {
+      strategy.resume?.({
+        maxPriority,
+        seeds: () => seedUrls(db),
+        queued: () => queuedUrls(db),
+        history: function* (): Iterable<HistoryPage> {
+          replayedPages = 0;
+          for (const page of fetchHistory(db)) {
+            replayedPages++;
+            yield page;
+          }
+        },
+      });
+    }
+    const figures = strategy.explain(id);
+    return { name, hasExplain: true, replayedPages, figures: figures ? { ...figures } : null, error: null };
+  } catch (err) {
+    // the rest of the explanation stands; say what went wrong with the replay
+    const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    return { name, hasExplain: true, replayedPages, figures: null, error: `replaying the crawl into it failed: ${msg}` };
+  }
+}
