@@ -49,6 +49,7 @@ const BATCH = Number(a.batch);
 const DQ_BATCH = Number(a['dequeue-batch']);
 const IN_FLIGHT = Number(a['in-flight']);
 const DELAY_S = Number(a['delay-seconds']);
+const QCACHE = process.env.BENCH_QUEUE_CACHE_MB ? Number(process.env.BENCH_QUEUE_CACHE_MB) : undefined;
 
 const dir = a.db ? null : mkdtempSync(join(tmpdir(), 'bench-frontier-'));
 const dbPath = a.db ?? join(dir!, 'frontier.db');
@@ -101,9 +102,10 @@ const out: Record<string, unknown> = {
   command: `npx tsx ${'gc' in globalThis ? '--expose-gc ' : ''}scripts/bench-frontier.ts ${process.argv.slice(2).join(' ')}`.trim(),
   urls: N, hosts: H, batch: BATCH,
 };
+let frontier!: SqliteFrontier;
 try {
   // 1. enqueue
-  let frontier = new SqliteFrontier(store.db, { delayMs: 1000, perHostConcurrency: 1 });
+  frontier = new SqliteFrontier(store.db, { delayMs: 1000, perHostConcurrency: 1, queueCacheMb: QCACHE });
   let genMs = 0;
   let addMs = 0;
   const LOOK = Math.min(200_000, N);
@@ -190,8 +192,9 @@ try {
   out.delayed = { delay_ms: 1000, simulated_seconds: DELAY_S, dequeued, dequeues_per_s: perSec(dequeued, ms), seconds: +(ms / 1000).toFixed(1), memory: memory() };
 
   // 4. reopen with delay 0
+  frontier.close(); // what a stopped crawl does
   const r0 = performance.now();
-  frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+  frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1, queueCacheMb: QCACHE });
   out.reopen = { seconds: +((performance.now() - r0) / 1000).toFixed(2), queued: frontier.size(), frontier_memory: frontier.memoryStats() };
   sampleRss();
 
@@ -215,6 +218,7 @@ try {
   if (!(err instanceof Done)) throw err;
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 } finally {
+  frontier?.close();
   store.close();
   if (dir && !a.keep) rmSync(dir, { recursive: true, force: true });
 }

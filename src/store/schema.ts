@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS hosts (
 );
 CREATE TABLE IF NOT EXISTS urls (
   id             INTEGER PRIMARY KEY,
-  hash           BLOB NOT NULL UNIQUE,           -- 16 bytes: SHA-256 prefix of the normalised URL
+  hash           BLOB NOT NULL,                  -- 16 bytes: SHA-256 prefix of the normalised URL (unique; the frontier's seen-index finds it)
   url            TEXT NOT NULL,
   host_id        INTEGER NOT NULL REFERENCES hosts(id),
   state          INTEGER NOT NULL,
@@ -64,7 +64,7 @@ CREATE TABLE IF NOT EXISTS urls (
   content_hash   BLOB,
   note           TEXT
 );
-CREATE INDEX IF NOT EXISTS urls_queue ON urls(host_id, priority DESC, seq) WHERE state = 0;
+DROP INDEX IF EXISTS urls_queue; -- files of earlier versions: the queues are the frontier's own now
 CREATE UNIQUE INDEX IF NOT EXISTS urls_fetch_seq ON urls(fetch_seq) WHERE fetch_seq IS NOT NULL;
 CREATE INDEX IF NOT EXISTS urls_content_hash ON urls(content_hash) WHERE content_hash IS NOT NULL;
 CREATE TABLE IF NOT EXISTS responses (
