@@ -73,6 +73,11 @@ function memory(): Record<string, number> {
   return out;
 }
 
+/** With BENCH_TRACE set, each phase's figures go to stderr as soon as the phase ends. */
+function trace(phase: string, figures: unknown): void {
+  if (process.env.BENCH_TRACE) process.stderr.write(`${phase} ${JSON.stringify(figures)} peak_rss_mb ${mb(process.resourceUsage().maxRSS * 1024)}\n`);
+}
+
 /** Thrown to stop after a phase (--enqueue-only). */
 class Done extends Error {}
 
@@ -133,6 +138,7 @@ try {
     with_generation_per_s: perSec(N, addMs + genMs), generation_seconds: +(genMs / 1000).toFixed(1),
     queued: frontier.size(), frontier_memory: frontier.memoryStats(), memory: memory(), db: dbSize(),
   };
+  trace('enqueue', out.enqueue);
 
   if (a['enqueue-only']) throw new Done();
   // 2. lookup: known URLs (a sample spread over the whole run) and unknown ones
@@ -143,6 +149,7 @@ try {
     for (const hs of [known, unknown]) for (let i = 0; i < hs.length; i += 64) found += frontier.lookup(hs.slice(i, i + 64)).size;
     const lookMs = performance.now() - l0;
     out.lookup = { hashes_per_s: perSec(known.length + unknown.length, lookMs), known: known.length, found };
+  trace('lookup', out.lookup);
     known.length = 0;
   }
 
@@ -190,12 +197,14 @@ try {
   dequeueLoop(T0, (now) => now >= T0 + DELAY_S * 1000);
   let ms = performance.now() - d0;
   out.delayed = { delay_ms: 1000, simulated_seconds: DELAY_S, dequeued, dequeues_per_s: perSec(dequeued, ms), seconds: +(ms / 1000).toFixed(1), memory: memory() };
+  trace('delayed', out.delayed);
 
   // 4. reopen with delay 0
   frontier.close(); // what a stopped crawl does
   const r0 = performance.now();
   frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1, queueCacheMb: QCACHE });
   out.reopen = { seconds: +((performance.now() - r0) / 1000).toFixed(2), queued: frontier.size(), frontier_memory: frontier.memoryStats() };
+  trace('reopen', out.reopen);
   sampleRss();
 
   // 5. drain
@@ -207,6 +216,7 @@ try {
     dequeued: dequeued - before, dequeues_per_s: perSec(dequeued - before, ms), seconds: +(ms / 1000).toFixed(1),
     left: frontier.size(), in_flight: frontier.inFlight(), memory: memory(),
   };
+  trace('drain', out.drain);
   const fetched = (store.db.prepare('SELECT COUNT(*) AS n FROM urls WHERE state = ?').get(UrlState.FETCHED) as { n: number }).n;
   out.fetched_total = fetched;
   out.db_at_end = dbSize();

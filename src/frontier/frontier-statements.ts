@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 
 /** Columns of one row of the multi-row INSERT, in order (see {@link FrontierStatements.insert}). */
-export const INSERT_COLUMNS = 16;
+export const INSERT_COLUMNS = 17;
 
 export type FrontierStatements = ReturnType<typeof prepareStatements>;
 
@@ -10,13 +10,13 @@ export function prepareStatements(db: Database.Database) {
   const inserts = new Map<number, Database.Statement>();
   const lookups = new Map<number, Database.Statement>();
   return {
-    /** INSERT of `rows` URLs: id, hash, url, host_id, state, depth, priority, life, seq, parent_id, anchor, inlinks, inlink_score, hops, discovered_at, note */
+    /** INSERT of `rows` URLs: id, hash, fp, url, host_id, state, depth, priority, life, seq, parent_id, anchor, inlinks, inlink_score, hops, discovered_at, note */
     insert(rows: number): Database.Statement {
       let st = inserts.get(rows);
       if (!st) {
         const row = `(${new Array(INSERT_COLUMNS).fill('?').join(',')})`;
         st = db.prepare(
-          `INSERT INTO urls (id, hash, url, host_id, state, depth, priority, life, seq, parent_id, anchor, inlinks, inlink_score, hops, discovered_at, note)
+          `INSERT INTO urls (id, hash, fp, url, host_id, state, depth, priority, life, seq, parent_id, anchor, inlinks, inlink_score, hops, discovered_at, note)
            VALUES ${new Array(rows).fill(row).join(',')}`,
         );
         inserts.set(rows, st);

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { before, type Candidate } from './host-queue.js';
+import type { Candidate } from './host-queue.js';
 
 /** Entries buffered in memory (all hosts together) before they are written as runs, by default. */
 export const RUN_BUFFER = 1 << 18;
@@ -67,32 +67,58 @@ export class RunStore {
    * (they are dropped). The rest stays, as one run.
    */
   take(host: number, limit: number, skip: (id: number) => boolean): Candidate[] {
-    const all: Candidate[] = [];
+    // gather the host's entries in one buffer (runs as stored, buffered ones packed), then sort an
+    // index: no object per entry, only for the few handed out
+    const parts: Buffer[] = [];
     if ((this.onDisk.get(host) ?? 0) > 0) {
-      for (const data of this.st.runs.all(host) as Buffer[]) decode(data, all);
+      for (const data of this.st.runs.all(host) as Buffer[]) parts.push(data);
       this.st.drop.run(host);
       this.onDisk.delete(host);
     }
     const b = this.buffered.get(host);
     if (b) {
-      for (let i = 0; i < b.length; i += 3) all.push({ priority: b[i], seq: b[i + 1], id: b[i + 2] });
+      parts.push(pack(b));
       this.bufferedTotal -= b.length / 3;
       this.buffered.delete(host);
     }
-    const live = skip ? all.filter((c) => !skip(c.id)) : all;
-    live.sort((a, c) => (before(a, c) ? -1 : before(c, a) ? 1 : 0));
-    const best = live.slice(0, limit);
-    if (live.length > limit) this.write(host, live, limit);
+    const all = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+    const n = all.length / ENTRY;
+    const prio = new Float64Array(n);
+    const seq = new Uint32Array(n);
+    const ids = new Uint32Array(n);
+    const order: number[] = [];
+    for (let i = 0, o = 0; i < n; i++, o += ENTRY) {
+      prio[i] = all.readDoubleLE(o);
+      seq[i] = all.readUInt32LE(o + 8);
+      ids[i] = all.readUInt32LE(o + 12);
+      if (!skip(ids[i])) order.push(i);
+    }
+    order.sort((x, y) => prio[y] - prio[x] || seq[x] - seq[y]);
+    const best: Candidate[] = [];
+    for (let k = 0; k < Math.min(limit, order.length); k++) best.push({ priority: prio[order[k]], seq: seq[order[k]], id: ids[order[k]] });
+    if (order.length > limit) {
+      const rest = Buffer.allocUnsafe((order.length - limit) * ENTRY);
+      for (let k = limit, o = 0; k < order.length; k++, o += ENTRY) all.copy(rest, o, order[k] * ENTRY, order[k] * ENTRY + ENTRY);
+      this.st.insert.run(host, rest);
+      this.onDisk.set(host, order.length - limit);
+    }
     return best;
   }
 
   /** Writes every buffered entry as one sorted run per host. */
   spill(): void {
     for (const [host, b] of this.buffered) {
-      const entries: Candidate[] = [];
-      for (let i = 0; i < b.length; i += 3) entries.push({ priority: b[i], seq: b[i + 1], id: b[i + 2] });
-      entries.sort((a, c) => (before(a, c) ? -1 : before(c, a) ? 1 : 0));
-      this.write(host, entries, 0);
+      const n = b.length / 3;
+      const order = Array.from({ length: n }, (_, i) => 3 * i);
+      order.sort((x, y) => b[y] - b[x] || b[x + 1] - b[y + 1]);
+      const sorted: number[] = new Array(b.length);
+      order.forEach((at, k) => {
+        sorted[3 * k] = b[at];
+        sorted[3 * k + 1] = b[at + 1];
+        sorted[3 * k + 2] = b[at + 2];
+      });
+      this.st.insert.run(host, pack(sorted));
+      this.onDisk.set(host, (this.onDisk.get(host) ?? 0) + n);
     }
     this.buffered.clear();
     this.bufferedTotal = 0;
@@ -102,24 +128,15 @@ export class RunStore {
     if (this.db.open) this.db.close(); // the temporary file goes with it
   }
 
-  /** Appends entries[from..] as one run of the host. */
-  private write(host: number, entries: Candidate[], from: number): void {
-    const n = entries.length - from;
-    if (n <= 0) return;
-    const buf = Buffer.allocUnsafe(n * ENTRY);
-    for (let i = 0; i < n; i++) {
-      const e = entries[from + i];
-      buf.writeDoubleLE(e.priority, i * ENTRY);
-      buf.writeUInt32LE(e.seq, i * ENTRY + 8);
-      buf.writeUInt32LE(e.id, i * ENTRY + 12);
-    }
-    this.st.insert.run(host, buf);
-    this.onDisk.set(host, (this.onDisk.get(host) ?? 0) + n);
-  }
 }
 
-function decode(data: Buffer, out: Candidate[]): void {
-  for (let o = 0; o + ENTRY <= data.length; o += ENTRY) {
-    out.push({ priority: data.readDoubleLE(o), seq: data.readUInt32LE(o + 8), id: data.readUInt32LE(o + 12) });
+/** Packs flat [priority, seq, id, …] entries into the on-disk layout. */
+function pack(flat: number[]): Buffer {
+  const buf = Buffer.allocUnsafe((flat.length / 3) * ENTRY);
+  for (let i = 0, o = 0; i < flat.length; i += 3, o += ENTRY) {
+    buf.writeDoubleLE(flat[i], o);
+    buf.writeUInt32LE(flat[i + 1], o + 8);
+    buf.writeUInt32LE(flat[i + 2], o + 12);
   }
+  return buf;
 }

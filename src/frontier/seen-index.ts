@@ -35,8 +35,13 @@ export class SeenIndex {
   }
 
   add(hash: Uint8Array, id: number): void {
+    this.addFingerprint(SeenIndex.fingerprint(hash), id);
+  }
+
+  /** Adds an id under a fingerprint computed by {@link SeenIndex.fingerprint} (stored with the URL). */
+  addFingerprint(fp: number, id: number): void {
     if ((this.count + 1) > (this.mask + 1) * 0.7) this.grow();
-    this.put(SeenIndex.fingerprint(hash), id);
+    this.put(fp >>> 0, id);
     this.count++;
   }
 
