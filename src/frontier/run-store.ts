@@ -9,7 +9,8 @@ const ENTRY = 16;
 /**
  * The back of the per-host queues, on disk: what a host has queued beyond the few best URLs the
  * scheduler keeps in memory. New entries are buffered per host; when the buffer is full, each host's
- * entries are sorted and appended as one run (a row holding a packed array). Taking a host's best
+ * entries are sorted and appended as one run (a row holding a packed array, linked to the host's
+ * previous run, so the table needs no index and every write is an append). Taking a host's best
  * entries reads all its runs and buffered entries, merges them, hands out the best and writes the
  * rest back as one run. So every write is an append of a whole run, and no entry ever costs a
  * random B-tree insert.
@@ -23,7 +24,9 @@ const ENTRY = 16;
  */
 export class RunStore {
   private readonly db: Database.Database;
-  private readonly st: { insert: Database.Statement; runs: Database.Statement; drop: Database.Statement };
+  private readonly st: { insert: Database.Statement; run: Database.Statement; drop: Database.Statement };
+  /** per host: its newest run (each run row links to the host's previous one, so no index is needed) */
+  private readonly newest = new Map<number, number>();
   /** per host: buffered entries, flat [priority, seq, id, …] */
   private readonly buffered = new Map<number, number[]>();
   private bufferedTotal = 0;
@@ -39,12 +42,11 @@ export class RunStore {
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
     this.db.pragma(`cache_size = -${Math.max(1, Math.round(cacheMb * 1024))}`);
-    this.db.exec(`CREATE TABLE runs (id INTEGER PRIMARY KEY, host INTEGER NOT NULL, data BLOB NOT NULL);
-                  CREATE INDEX runs_host ON runs (host);`);
+    this.db.exec('CREATE TABLE runs (id INTEGER PRIMARY KEY, prev INTEGER NOT NULL, data BLOB NOT NULL)');
     this.st = {
-      insert: this.db.prepare('INSERT INTO runs (host, data) VALUES (?, ?)'),
-      runs: this.db.prepare('SELECT data FROM runs WHERE host = ?').pluck(),
-      drop: this.db.prepare('DELETE FROM runs WHERE host = ?'),
+      insert: this.db.prepare('INSERT INTO runs (prev, data) VALUES (?, ?)'),
+      run: this.db.prepare('SELECT prev, data FROM runs WHERE id = ?'),
+      drop: this.db.prepare('DELETE FROM runs WHERE id = ?'),
     };
     // one transaction for the whole life of the store: nothing here needs to reach the disk
     this.db.exec('BEGIN');
@@ -70,11 +72,14 @@ export class RunStore {
     // gather the host's entries in one buffer (runs as stored, buffered ones packed), then sort an
     // index: no object per entry, only for the few handed out
     const parts: Buffer[] = [];
-    if ((this.onDisk.get(host) ?? 0) > 0) {
-      for (const data of this.st.runs.all(host) as Buffer[]) parts.push(data);
-      this.st.drop.run(host);
-      this.onDisk.delete(host);
+    for (let id = this.newest.get(host) ?? 0; id !== 0; ) {
+      const r = this.st.run.get(id) as { prev: number; data: Buffer };
+      parts.push(r.data);
+      this.st.drop.run(id);
+      id = r.prev;
     }
+    this.newest.delete(host);
+    this.onDisk.delete(host);
     const b = this.buffered.get(host);
     if (b) {
       parts.push(pack(b));
@@ -99,7 +104,7 @@ export class RunStore {
     if (order.length > limit) {
       const rest = Buffer.allocUnsafe((order.length - limit) * ENTRY);
       for (let k = limit, o = 0; k < order.length; k++, o += ENTRY) all.copy(rest, o, order[k] * ENTRY, order[k] * ENTRY + ENTRY);
-      this.st.insert.run(host, rest);
+      this.append(host, rest);
       this.onDisk.set(host, order.length - limit);
     }
     return best;
@@ -117,11 +122,17 @@ export class RunStore {
         sorted[3 * k + 1] = b[at + 1];
         sorted[3 * k + 2] = b[at + 2];
       });
-      this.st.insert.run(host, pack(sorted));
+      this.append(host, pack(sorted));
       this.onDisk.set(host, (this.onDisk.get(host) ?? 0) + n);
     }
     this.buffered.clear();
     this.bufferedTotal = 0;
+  }
+
+  /** Appends a run to the host's chain. */
+  private append(host: number, data: Buffer): void {
+    const id = Number(this.st.insert.run(this.newest.get(host) ?? 0, data).lastInsertRowid);
+    this.newest.set(host, id);
   }
 
   close(): void {
