@@ -49,6 +49,7 @@ const BATCH = Number(a.batch);
 const DQ_BATCH = Number(a['dequeue-batch']);
 const IN_FLIGHT = Number(a['in-flight']);
 const DELAY_S = Number(a['delay-seconds']);
+const QCACHE = process.env.BENCH_QUEUE_CACHE_MB ? Number(process.env.BENCH_QUEUE_CACHE_MB) : undefined;
 
 const dir = a.db ? null : mkdtempSync(join(tmpdir(), 'bench-frontier-'));
 const dbPath = a.db ?? join(dir!, 'frontier.db');
@@ -70,6 +71,11 @@ function memory(): Record<string, number> {
     out.heap_live_mb = mb(process.memoryUsage().heapUsed);
   }
   return out;
+}
+
+/** With BENCH_TRACE set, each phase's figures go to stderr as soon as the phase ends. */
+function trace(phase: string, figures: unknown): void {
+  if (process.env.BENCH_TRACE) process.stderr.write(`${phase} ${JSON.stringify(figures)} peak_rss_mb ${mb(process.resourceUsage().maxRSS * 1024)}\n`);
 }
 
 /** Thrown to stop after a phase (--enqueue-only). */
@@ -101,9 +107,10 @@ const out: Record<string, unknown> = {
   command: `npx tsx ${'gc' in globalThis ? '--expose-gc ' : ''}scripts/bench-frontier.ts ${process.argv.slice(2).join(' ')}`.trim(),
   urls: N, hosts: H, batch: BATCH,
 };
+let frontier!: SqliteFrontier;
 try {
   // 1. enqueue
-  let frontier = new SqliteFrontier(store.db, { delayMs: 1000, perHostConcurrency: 1 });
+  frontier = new SqliteFrontier(store.db, { delayMs: 1000, perHostConcurrency: 1, queueCacheMb: QCACHE });
   let genMs = 0;
   let addMs = 0;
   const LOOK = Math.min(200_000, N);
@@ -131,6 +138,7 @@ try {
     with_generation_per_s: perSec(N, addMs + genMs), generation_seconds: +(genMs / 1000).toFixed(1),
     queued: frontier.size(), frontier_memory: frontier.memoryStats(), memory: memory(), db: dbSize(),
   };
+  trace('enqueue', out.enqueue);
 
   if (a['enqueue-only']) throw new Done();
   // 2. lookup: known URLs (a sample spread over the whole run) and unknown ones
@@ -141,6 +149,7 @@ try {
     for (const hs of [known, unknown]) for (let i = 0; i < hs.length; i += 64) found += frontier.lookup(hs.slice(i, i + 64)).size;
     const lookMs = performance.now() - l0;
     out.lookup = { hashes_per_s: perSec(known.length + unknown.length, lookMs), known: known.length, found };
+  trace('lookup', out.lookup);
     known.length = 0;
   }
 
@@ -188,11 +197,14 @@ try {
   dequeueLoop(T0, (now) => now >= T0 + DELAY_S * 1000);
   let ms = performance.now() - d0;
   out.delayed = { delay_ms: 1000, simulated_seconds: DELAY_S, dequeued, dequeues_per_s: perSec(dequeued, ms), seconds: +(ms / 1000).toFixed(1), memory: memory() };
+  trace('delayed', out.delayed);
 
   // 4. reopen with delay 0
+  frontier.close(); // what a stopped crawl does
   const r0 = performance.now();
-  frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+  frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1, queueCacheMb: QCACHE });
   out.reopen = { seconds: +((performance.now() - r0) / 1000).toFixed(2), queued: frontier.size(), frontier_memory: frontier.memoryStats() };
+  trace('reopen', out.reopen);
   sampleRss();
 
   // 5. drain
@@ -204,6 +216,7 @@ try {
     dequeued: dequeued - before, dequeues_per_s: perSec(dequeued - before, ms), seconds: +(ms / 1000).toFixed(1),
     left: frontier.size(), in_flight: frontier.inFlight(), memory: memory(),
   };
+  trace('drain', out.drain);
   const fetched = (store.db.prepare('SELECT COUNT(*) AS n FROM urls WHERE state = ?').get(UrlState.FETCHED) as { n: number }).n;
   out.fetched_total = fetched;
   out.db_at_end = dbSize();
@@ -215,6 +228,7 @@ try {
   if (!(err instanceof Done)) throw err;
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 } finally {
+  frontier?.close();
   store.close();
   if (dir && !a.keep) rmSync(dir, { recursive: true, force: true });
 }

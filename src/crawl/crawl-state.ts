@@ -24,6 +24,7 @@ export interface CrawlState {
  */
 export function openCrawlState(cfg: Config, dbPath: string): CrawlState {
   const store = new SqliteStore(dbPath);
+  let frontier: SqliteFrontier | undefined;
   try {
     const prevTopic = store.getMeta('topic');
     if (prevTopic !== undefined && prevTopic !== cfg.name) {
@@ -35,7 +36,7 @@ export function openCrawlState(cfg: Config, dbPath: string): CrawlState {
     store.setMeta('config', JSON.stringify(cfg));
     if (!resumed) store.setMeta('created_at', new Date().toISOString());
     store.setMeta('suspended_hosts', '[]'); // suspensions last one run
-    const frontier = new SqliteFrontier(store.db, { delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency });
+    frontier = new SqliteFrontier(store.db, { delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency });
     const strategy = createStrategy(cfg.strategy.name, { ...cfg.strategy, location: cfg.location });
     const maxPriority = (store.db.prepare('SELECT MAX(priority) AS m FROM urls').get() as { m: number | null }).m;
     if (maxPriority !== null) strategy.resume?.({ maxPriority, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db), queued: () => queuedUrls(store.db) });
@@ -46,6 +47,7 @@ export function openCrawlState(cfg: Config, dbPath: string): CrawlState {
     }
     return { store, frontier, strategy, resumed, hostFetched };
   } catch (err) {
+    frontier?.close();
     store.close();
     throw err;
   }

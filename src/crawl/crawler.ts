@@ -142,8 +142,9 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     return this.summary(reason);
   }
 
-  /** Closes the store. Call after run(). */
+  /** Closes the frontier and the store. Call after run(). */
   close(): void {
+    this.frontier.close();
     this.store.close();
   }
 

@@ -21,17 +21,19 @@ export interface HeapEntry {
 }
 
 /**
- * Per-host scheduling state, kept in memory: a few dozen bytes plus up to `cap` candidates per host.
+ * Per-host scheduling state, kept in memory: a few dozen bytes plus the host's front.
  *
- * `cands` is a prefix of the host's queue (queued URLs not in flight), best first: the store holds
- * the whole queue, this list saves one query per hand-out. `more` says the store may hold queued
- * URLs of the host that rank after the list; when the list runs out and `more` is set, it is
- * refilled from the store.
+ * `cands` is the front of the host's queue (queued URLs not in flight), best first; every other
+ * queued URL of the host is in the run store and ranks after the whole front. `more` says the run
+ * store holds entries of the host; when the front runs out and `more` is set, it is refilled from
+ * there. Entries in the run store may be stale (their URL changed priority or state since).
  */
 export interface HostSlot {
   id: number;
   name: string;
   cands: Candidate[];
+  /** how many entries the front may hold before its last one moves to the runs */
+  frontCap: number;
   more: boolean;
   nextAt: number;
   inFlight: number;
@@ -41,24 +43,6 @@ export interface HostSlot {
   entry: HeapEntry | null;
 }
 
-export function newHostSlot(id: number, name: string, delayMs: number): HostSlot {
-  return { id, name, cands: [], more: false, nextAt: 0, inFlight: 0, delayMs, closed: false, entry: null };
-}
-
-/**
- * Offers a newly queued URL to its host's candidate list (which must not be waiting for a refill:
- * empty with `more` set). Returns true when it became the host's head.
- */
-export function offerCandidate(host: HostSlot, c: Candidate, cap: number): boolean {
-  const a = host.cands;
-  let i = a.length;
-  while (i > 0 && before(c, a[i - 1])) i--;
-  // ranks after every cached candidate while the store holds more: it waits there for a refill
-  if (i === a.length && host.more) return false;
-  a.splice(i, 0, c);
-  if (a.length > cap) {
-    a.pop();
-    host.more = true;
-  }
-  return i === 0;
+export function newHostSlot(id: number, name: string, delayMs: number, frontCap: number): HostSlot {
+  return { id, name, cands: [], frontCap, more: false, nextAt: 0, inFlight: 0, delayMs, closed: false, entry: null };
 }

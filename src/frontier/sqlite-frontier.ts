@@ -1,9 +1,11 @@
 import type Database from 'better-sqlite3';
 import { BinaryHeap } from './binary-heap.js';
 import type { Frontier, FrontierItem, KnownUrl, NewUrl, NextResult, UrlChange } from './frontier.js';
-import { type Candidate, type HeapEntry, type HostSlot, newHostSlot, offerCandidate } from './host-queue.js';
+import { before, type Candidate, type HeapEntry, type HostSlot, newHostSlot } from './host-queue.js';
 import { UrlState } from '../store/schema.js';
 import { type FrontierStatements, INSERT_COLUMNS, prepareStatements } from './frontier-statements.js';
+import { RunStore } from './run-store.js';
+import { SeenIndex } from './seen-index.js';
 
 export interface SqliteFrontierOptions {
   /** Default politeness delay between two requests to one host (ms). */
@@ -12,90 +14,134 @@ export interface SqliteFrontierOptions {
   perHostConcurrency: number;
   /** Best queued URLs of a host kept in memory (default 4): one store query per this many hand-outs. */
   candidatesPerHost?: number;
+  /** Page cache of the on-disk queues, in MB (default 32); the rest of the queues stay on disk. */
+  queueCacheMb?: number;
+  /** Queue entries buffered in memory before they are written to disk as runs (default 262,144). */
+  runBuffer?: number;
 }
 
 /** Rows per multi-row INSERT in {@link SqliteFrontier.add}. */
-const INSERT_CHUNK = 64;
+const INSERT_CHUNK = 16;
 
+type KnownRow = {
+  hash: Buffer; id: number; host_id: number; state: number; depth: number; priority: number; life: number; inlinks: number; inlink_score: number;
+};
+type QueueKey = { id: number; host_id: number; state: number; priority: number; seq: number };
 type UrlRow = { url: string; depth: number; priority: number; life: number; seq: number; hops: number; parent_id: number | null; anchor: string | null };
 
 /**
- * {@link Frontier} on the `urls` and `hosts` tables of the crawl's SQLite file. URLs live on disk
- * (the queue is the partial index `urls_queue`); memory holds one small slot per host with its few
- * best candidates, and two heaps of hosts: ready ones ordered by their best URL (priority desc, seq
- * asc) and waiting ones ordered by the time they may be contacted again. Stale heap entries are
- * dropped in bulk when they outnumber live ones.
+ * {@link Frontier} on the `urls` and `hosts` tables of the crawl's SQLite file, which are the truth,
+ * plus two structures rebuilt from them when the frontier opens:
+ * - the seen-index ({@link SeenIndex}), in memory: URL hash fingerprint → id, confirmed against the
+ *   stored hash; so `urls` needs no index on its hash and adding a URL is an append;
+ * - the per-host queues: each host's best URLs in memory (its front, a sorted list of at least
+ *   `candidatesPerHost` and at most an eighth of its queue, up to 4096), the rest on disk as sorted
+ *   runs ({@link RunStore}), merged when the front runs out.
+ * Memory also holds one small slot per host, and two heaps of hosts:
+ * ready ones ordered by their best URL (priority desc, seq asc) and waiting ones ordered by the time
+ * they may be contacted again. Stale heap entries are dropped in bulk when they outnumber live ones.
  *
- * URLs handed out keep state QUEUED on disk until their outcome is recorded (one write per URL
+ * URLs handed out keep state QUEUED in `urls` until their outcome is recorded (one write per URL
  * instead of two); the frontier knows them as in flight and {@link SqliteFrontier.lookup} reports
  * them as IN_FLIGHT. A crash loses nothing: they are simply still queued on reopen. One released
  * without an outcome is set IN_FLIGHT on disk, so it is not handed out again before a reopen.
+ * Call {@link SqliteFrontier.close} when done (it frees the temporary queue file).
  */
 export class SqliteFrontier implements Frontier {
   private readonly hosts = new Map<number, HostSlot>();
-  private readonly hostIds = new Map<string, number>();
+  private readonly byName = new Map<string, HostSlot>();
   private readonly ready = new BinaryHeap<HeapEntry>((a, b) => a.priority > b.priority || (a.priority === b.priority && a.seq < b.seq));
   private readonly waiting = new BinaryHeap<HeapEntry>((a, b) => a.nextAt < b.nextAt);
   private readonly inFlightIds = new Set<number>();
   private readonly cap: number;
   private queued = 0;
-  private nextSeq: number;
-  private nextId: number;
+  private nextSeq = 1;
+  private nextId = 1;
   /** latest `now` seen by next(): a host free at or before it goes straight to the ready heap */
   private lastNow = -Infinity;
   private readonly st: FrontierStatements;
 
+  private readonly seen: SeenIndex;
+  /** parameters of one multi-row INSERT, reused */
+  private readonly insertParams: unknown[] = new Array(INSERT_CHUNK * INSERT_COLUMNS).fill(null);
+  private readonly runs: RunStore;
+
   constructor(db: Database.Database, private readonly opts: SqliteFrontierOptions) {
     this.cap = Math.max(1, opts.candidatesPerHost ?? 4);
     this.st = prepareStatements(db);
-    // files written before URLs in flight stayed QUEUED on disk
-    db.prepare('UPDATE urls SET state = ? WHERE state = ?').run(UrlState.QUEUED, UrlState.IN_FLIGHT);
-    const last = db.prepare('SELECT id, seq FROM urls ORDER BY id DESC LIMIT 1').get() as { id: number; seq: number } | undefined;
-    // ids and sequence numbers are both given out in insertion order: the last row has the largest
-    this.nextSeq = (last?.seq ?? 0) + 1;
-    this.nextId = (last?.id ?? 0) + 1;
-    this.queued = (db.prepare('SELECT COUNT(*) AS n FROM urls WHERE state = 0').get() as { n: number }).n;
-    const rows = db.prepare('SELECT id, name, delay_ms, next_at FROM hosts').all() as { id: number; name: string; delay_ms: number | null; next_at: number }[];
-    for (const h of rows) {
-      const slot = this.slot(h.id, h.name);
-      if (h.delay_ms != null) slot.delayMs = h.delay_ms;
-      slot.nextAt = h.next_at; // a back-off (deferHost) outlives the process
-      slot.more = true;
-      this.refill(slot);
-      this.schedule(slot);
+    this.runs = new RunStore(opts.queueCacheMb, opts.runBuffer);
+    try {
+      // files written before URLs in flight stayed QUEUED on disk
+      db.prepare('UPDATE urls SET state = ? WHERE state = ?').run(UrlState.QUEUED, UrlState.IN_FLIGHT);
+      const rows = db.prepare('SELECT id, name, delay_ms, next_at FROM hosts').all() as { id: number; name: string; delay_ms: number | null; next_at: number }[];
+      for (const h of rows) {
+        const slot = this.slot(h.id, h.name);
+        if (h.delay_ms != null) slot.delayMs = h.delay_ms;
+        slot.nextAt = h.next_at; // a back-off (deferHost) outlives the process
+      }
+      const { n } = db.prepare('SELECT COUNT(*) AS n FROM urls').get() as { n: number };
+      this.seen = new SeenIndex(n);
+      // one pass over the URLs rebuilds the seen-index and the queues
+      let lastId = 0;
+      for (const [id, fp, hash, host, state, priority, seq] of scanUrls(db)) {
+        this.seen.addFingerprint(fp ?? SeenIndex.fingerprint(Buffer.from(hash!, 'hex')), id);
+        if (state === UrlState.QUEUED) {
+          this.offer(this.hosts.get(host)!, { id, priority, seq });
+          this.queued++;
+        }
+        lastId = id;
+      }
+      // ids and sequence numbers are given out together, so they are equal
+      this.nextSeq = this.nextId = lastId + 1;
+      for (const slot of this.hosts.values()) this.schedule(slot);
+    } catch (err) {
+      this.runs.close();
+      throw err;
     }
+  }
+
+  /** Frees the on-disk queues (the crawl file keeps everything). */
+  close(): void {
+    this.runs.close();
   }
 
   private slot(id: number, name: string): HostSlot {
     let s = this.hosts.get(id);
     if (!s) {
-      s = newHostSlot(id, name, this.opts.delayMs);
+      s = newHostSlot(id, name, this.opts.delayMs, this.cap);
       this.hosts.set(id, s);
-      this.hostIds.set(name, id);
+      this.byName.set(name, s);
     }
     return s;
   }
 
-  hostId(name: string): number {
-    const cached = this.hostIds.get(name);
+  /** A host's slot by name, created (with its row) if new. */
+  private slotByName(name: string): HostSlot {
+    const cached = this.byName.get(name);
     if (cached !== undefined) return cached;
     const row = this.st.hostByName.get(name) as { id: number } | undefined;
     const id = row ? row.id : Number(this.st.hostInsert.run(name).lastInsertRowid);
-    this.slot(id, name);
-    return id;
+    return this.slot(id, name);
+  }
+
+  hostId(name: string): number {
+    return this.slotByName(name).id;
   }
 
   lookup(hashes: Buffer[]): Map<string, KnownUrl> {
     const out = new Map<string, KnownUrl>();
-    // one statement per chunk of up to 64 hashes instead of one per link
-    for (let i = 0; i < hashes.length; i += 64) {
-      const chunk = hashes.slice(i, i + 64);
-      const rows = this.st.lookup(chunk.length).all(...chunk) as {
-        hash: Buffer; id: number; host_id: number; state: number; depth: number; priority: number; life: number; inlinks: number; inlink_score: number;
-      }[];
-      for (const r of rows) {
+    const ids: number[] = [];
+    for (const h of hashes) this.seen.find(h, ids);
+    if (ids.length === 0) return out;
+    const wanted = new Set(hashes.map((h) => h.toString('hex')));
+    // one statement per chunk of up to 64 ids; a candidate counts only if its full hash matches
+    for (let i = 0; i < ids.length; i += 64) {
+      const chunk = ids.slice(i, i + 64);
+      for (const r of this.st.byIds(chunk.length).all(...chunk) as KnownRow[]) {
+        const key = r.hash.toString('hex');
+        if (!wanted.has(key)) continue;
         const state = r.state === UrlState.QUEUED && this.inFlightIds.has(r.id) ? UrlState.IN_FLIGHT : r.state;
-        out.set(r.hash.toString('hex'), {
+        out.set(key, {
           id: r.id, hostId: r.host_id, state, depth: r.depth, priority: r.priority, life: r.life, inlinks: r.inlinks, inlinkScore: r.inlink_score,
         });
       }
@@ -113,76 +159,128 @@ export class SqliteFrontier implements Frontier {
     this.nextId += n;
     this.nextSeq += n;
     // multi-row INSERTs of INSERT_CHUNK rows; ids and sequence numbers are given out here
-    const params: unknown[] = [];
+    const params = this.insertParams;
+    let k = 0;
     for (let i = 0; i < n; i++) {
       const e = entries[i];
-      const host = (hostOf[i] = this.slot(this.hostId(e.host), e.host));
+      const host = (hostOf[i] = this.slotByName(e.host));
       ids[i] = firstId + i;
-      params.push(
-        firstId + i, e.hash, e.url, host.id, e.state ?? UrlState.QUEUED, e.depth, e.priority, e.life, firstSeq + i, e.parentId, e.anchor,
-        e.inlinks ?? 0, e.inlinkScore ?? 0, e.hops ?? 0, now, e.note ?? null,
-      );
-      if (params.length === INSERT_CHUNK * INSERT_COLUMNS) this.flushInsert(params);
+      params[k++] = firstId + i;
+      params[k++] = e.hash;
+      params[k++] = SeenIndex.fingerprint(e.hash);
+      params[k++] = e.url;
+      params[k++] = host.id;
+      params[k++] = e.state ?? UrlState.QUEUED;
+      params[k++] = e.depth;
+      params[k++] = e.priority;
+      params[k++] = e.life;
+      params[k++] = firstSeq + i;
+      params[k++] = e.parentId;
+      params[k++] = e.anchor;
+      params[k++] = e.inlinks ?? 0;
+      params[k++] = e.inlinkScore ?? 0;
+      params[k++] = e.hops ?? 0;
+      params[k++] = now;
+      params[k++] = e.note ?? null;
+      if (k === params.length) {
+        this.st.insert(INSERT_CHUNK).run(params);
+        k = 0;
+      }
     }
-    if (params.length > 0) this.flushInsert(params);
-    // the rows are in the store now: a host waiting for a refill reads them from there
-    let refilled: Set<HostSlot> | null = null;
+    if (k > 0) this.st.insert(k / INSERT_COLUMNS).run(params.slice(0, k));
     for (let i = 0; i < n; i++) {
+      this.seen.add(entries[i].hash, firstId + i);
       if ((entries[i].state ?? UrlState.QUEUED) !== UrlState.QUEUED) continue;
       this.queued++;
       const host = hostOf[i];
-      if (refilled?.has(host)) continue;
-      if (host.cands.length === 0 && host.more) {
-        this.refill(host);
-        (refilled ??= new Set()).add(host);
-        this.schedule(host);
-      } else if (offerCandidate(host, { id: firstId + i, priority: entries[i].priority, seq: firstSeq + i }, this.cap)) {
-        this.schedule(host);
-      }
+      if (this.offer(host, { id: firstId + i, priority: entries[i].priority, seq: firstSeq + i })) this.schedule(host);
     }
     return ids;
   }
 
-  private flushInsert(params: unknown[]): void {
-    this.st.insert(params.length / INSERT_COLUMNS).run(params);
-    params.length = 0;
+  /**
+   * Queues an entry for its host: into the front when it ranks there (the front's last entry may
+   * move to the runs), else into the runs. Returns true when it became the host's head.
+   */
+  private offer(host: HostSlot, c: Candidate): boolean {
+    if (host.cands.length === 0 && host.more) this.refill(host);
+    const a = host.cands;
+    let i = a.length;
+    while (i > 0 && before(c, a[i - 1])) i--;
+    if (i === a.length && (host.more || a.length >= host.frontCap)) {
+      this.runs.push(host.id, c);
+      host.more = true;
+      return false;
+    }
+    a.splice(i, 0, c);
+    if (a.length > host.frontCap) {
+      this.runs.push(host.id, a.pop()!);
+      host.more = true;
+    }
+    return i === 0;
   }
 
   update(changes: UrlChange[]): void {
     const touched = new Set<HostSlot>();
     for (const c of changes) {
+      const moves = c.priority !== undefined || c.state !== undefined;
+      const old = moves ? (this.st.queueKey.get(c.id) as QueueKey | undefined) : undefined;
       const r = this.st.update.run({
         id: c.id, priority: c.priority ?? null, life: c.life ?? null, state: c.state ?? null,
         inlinks: c.inlinks ?? null, inlinkScore: c.inlinkScore ?? null,
       });
-      if (r.changes === 0) continue;
-      if (c.state === UrlState.QUEUED) this.queued++;
-      if (c.priority !== undefined || c.state !== undefined) touched.add(this.hosts.get(c.hostId)!);
+      if (r.changes === 0 || !old) continue;
+      const host = this.requeueKey(old, c.priority ?? old.priority, c.state ?? old.state);
+      if (host) touched.add(host);
     }
-    for (const host of touched) {
-      host.cands = [];
-      host.more = true;
-      this.refill(host);
-      this.schedule(host);
-    }
+    this.refresh(touched);
   }
 
   reprioritize(updates: { id: number; priority: number }[]): number {
     const touched = new Set<HostSlot>();
     let changed = 0;
     for (const u of updates) {
-      const r = this.st.reprioritize.get(u.priority, u.id) as { host_id: number } | undefined;
-      if (!r) continue;
+      const old = this.st.queueKey.get(u.id) as QueueKey | undefined;
+      if (!old || old.state !== UrlState.QUEUED) continue;
+      this.st.reprioritize.run(u.priority, u.id);
       changed++;
-      touched.add(this.hosts.get(r.host_id)!);
+      const host = this.requeueKey(old, u.priority, UrlState.QUEUED);
+      if (host) touched.add(host);
     }
-    for (const host of touched) {
-      host.cands = [];
-      host.more = true;
-      this.refill(host);
+    this.refresh(touched);
+    return changed;
+  }
+
+  /**
+   * Moves a URL's queue entry after its priority or state changed (the row is already updated).
+   * Returns its host when its queue changed. URLs in flight have no entry: requeue() makes one.
+   */
+  private requeueKey(old: QueueKey, priority: number, state: number): HostSlot | null {
+    const wasQueued = old.state === UrlState.QUEUED;
+    const isQueued = state === UrlState.QUEUED;
+    if (wasQueued === isQueued && (!isQueued || priority === old.priority)) return null;
+    if (this.inFlightIds.has(old.id)) return null;
+    const host = this.hosts.get(old.host_id);
+    if (!host) return null;
+    if (wasQueued) {
+      // in the front it goes now; in the runs it stays, stale, until taken (next() drops it then)
+      const at = host.cands.findIndex((c) => c.id === old.id);
+      if (at >= 0) host.cands.splice(at, 1);
+      this.queued--;
+    }
+    if (isQueued) {
+      this.offer(host, { id: old.id, priority, seq: old.seq });
+      this.queued++;
+    }
+    return host;
+  }
+
+  /** Reschedules hosts whose queue changed under them. */
+  private refresh(hosts: Set<HostSlot>): void {
+    for (const host of hosts) {
+      if (host.cands.length === 0 && host.more) this.refill(host);
       this.schedule(host);
     }
-    return changed;
   }
 
   next(now: number): NextResult {
@@ -203,7 +301,9 @@ export class SqliteFrontier implements Frontier {
         continue;
       }
       const c = host.cands.shift()!;
-      const row = this.st.take.get(c.id) as UrlRow | undefined;
+      // an entry left behind by a change of priority or state, or a duplicate of one in flight, is dropped
+      const taken = this.inFlightIds.has(c.id) ? undefined : (this.st.take.get(c.id) as UrlRow | undefined);
+      const row = taken && taken.priority === c.priority ? taken : undefined;
       if (row) {
         this.queued--;
         this.inFlightIds.add(c.id);
@@ -280,8 +380,7 @@ export class SqliteFrontier implements Frontier {
     this.requeued.add(item.id);
     this.queued++;
     const host = this.hosts.get(item.hostId)!;
-    if (host.cands.length === 0 && host.more) this.refill(host);
-    else offerCandidate(host, { id: item.id, priority: row.priority, seq: row.seq }, this.cap);
+    this.offer(host, { id: item.id, priority: row.priority, seq: row.seq });
     this.schedule(host);
   }
 
@@ -294,19 +393,25 @@ export class SqliteFrontier implements Frontier {
   }
 
   /** Sizes of the in-memory structures (for benchmarks and monitoring). */
-  memoryStats(): { hosts: number; ready: number; waiting: number; candidates: number } {
+  memoryStats(): { hosts: number; ready: number; waiting: number; candidates: number; seen: number; seenMb: number } {
     let candidates = 0;
     for (const h of this.hosts.values()) candidates += h.cands.length;
-    return { hosts: this.hosts.size, ready: this.ready.size, waiting: this.waiting.size, candidates };
+    return {
+      hosts: this.hosts.size, ready: this.ready.size, waiting: this.waiting.size, candidates, seen: this.seen.size,
+      seenMb: Math.round(this.seen.bytes / 2 ** 20),
+    };
   }
 
-  /** Reads a host's best queued URLs that are not in flight from the store. */
+  /**
+   * Refills a host's empty front from its runs: an eighth of what it has queued there (at least
+   * `candidatesPerHost`, at most 4096), so a long queue is merged and rewritten only a few times
+   * per eighth consumed (each entry is rewritten about eight times in all).
+   */
   private refill(host: HostSlot): void {
-    const limit = this.cap + host.inFlight;
-    const rows = this.st.head.all(host.id, limit) as Candidate[];
-    host.cands = [];
-    for (const r of rows) if (host.cands.length < this.cap && !this.inFlightIds.has(r.id)) host.cands.push({ id: r.id, priority: r.priority, seq: r.seq });
-    host.more = rows.length === limit;
+    const want = Math.min(4096, Math.max(this.cap, this.runs.count(host.id) >> 3));
+    host.cands = this.runs.take(host.id, want, (id) => this.inFlightIds.has(id));
+    host.frontCap = Math.max(this.cap, host.cands.length);
+    host.more = this.runs.count(host.id) > 0;
   }
 
   /** Puts the host in the right heap for its current state; any older entry of it becomes stale. */
@@ -335,5 +440,25 @@ export class SqliteFrontier implements Frontier {
     host.entry = { host, kind: 'ready', nextAt: host.nextAt, priority: h.priority, seq: h.seq };
     this.ready.push(host.entry);
     if (this.ready.size > 2 * this.hosts.size + 1024) this.ready.retain((x) => x.host.entry === x);
+  }
+}
+
+type ScanRow = [id: number, fp: number | null, hash: string | null, host: number, state: number, priority: number, seq: number];
+
+/**
+ * Every URL in id order, with what the frontier rebuilds itself from: the fingerprint (or, for rows
+ * of older files without one, the hash in hex), host, state, priority and seq. Rows come in chunks
+ * of 100,000 packed as one JSON string by SQLite: 2–3× faster than stepping through them one by one.
+ */
+function* scanUrls(db: Database.Database): Iterable<ScanRow> {
+  const chunk = db.prepare(
+    `SELECT json_group_array(json_array(id, fp, CASE WHEN fp IS NULL THEN hex(hash) END, host_id, state, priority, seq)) AS rows, max(id) AS last
+       FROM (SELECT * FROM urls WHERE id > ? ORDER BY id LIMIT 100000)`,
+  );
+  for (let after = 0; ; ) {
+    const r = chunk.get(after) as { rows: string; last: number | null };
+    if (r.last === null) return;
+    yield* JSON.parse(r.rows) as ScanRow[];
+    after = r.last;
   }
 }

@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS hosts (
 );
 CREATE TABLE IF NOT EXISTS urls (
   id             INTEGER PRIMARY KEY,
-  hash           BLOB NOT NULL UNIQUE,           -- 16 bytes: SHA-256 prefix of the normalised URL
+  hash           BLOB NOT NULL,                  -- 16 bytes: SHA-256 prefix of the normalised URL (unique; the frontier's seen-index finds it)
+  fp             INTEGER,                        -- the hash's first 4 bytes as an unsigned integer: rebuilds the seen-index fast
   url            TEXT NOT NULL,
   host_id        INTEGER NOT NULL REFERENCES hosts(id),
   state          INTEGER NOT NULL,
@@ -64,7 +65,6 @@ CREATE TABLE IF NOT EXISTS urls (
   content_hash   BLOB,
   note           TEXT
 );
-CREATE INDEX IF NOT EXISTS urls_queue ON urls(host_id, priority DESC, seq) WHERE state = 0;
 CREATE UNIQUE INDEX IF NOT EXISTS urls_fetch_seq ON urls(fetch_seq) WHERE fetch_seq IS NOT NULL;
 CREATE INDEX IF NOT EXISTS urls_content_hash ON urls(content_hash) WHERE content_hash IS NOT NULL;
 CREATE TABLE IF NOT EXISTS responses (
@@ -101,3 +101,9 @@ CREATE TABLE IF NOT EXISTS metrics (
   discovery_rate REAL NOT NULL
 );
 `;
+
+/**
+ * Brings a file written by an earlier release of schema version 1 up to date: drops the queue index
+ * (the frontier keeps its own queues now) and adds urls.fp (filled lazily by the frontier).
+ */
+export const MIGRATIONS = `DROP INDEX IF EXISTS urls_queue;`;

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { TopicrawlError } from '../errors.js';
-import { DDL, SCHEMA_VERSION, UrlState } from './schema.js';
+import { DDL, MIGRATIONS, SCHEMA_VERSION, UrlState } from './schema.js';
 import type { MetricsRow, PageOutcome, ResponseRecord, Store, StoreCounters } from './store.js';
 
 /** Opens (or creates) a crawl file. `readonly` opens an existing file for stats/export. */
@@ -11,11 +11,19 @@ export function openDatabase(path: string, opts: { readonly?: boolean } = {}): D
     if (!opts.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // checkpoint (and sync) once the WAL holds 64 MB, not every 4 MB: a page's outcome updates a
+      // row anywhere in the file, so commits are many scattered pages (measured: +30% dequeues/s)
+      db.pragma('wal_autocheckpoint = 16384');
     }
     db.pragma('busy_timeout = 5000');
     db.pragma('cache_size = -65536');
     db.pragma('temp_store = MEMORY');
-    if (!opts.readonly) db.exec(DDL);
+    if (!opts.readonly) {
+      db.exec(DDL);
+      db.exec(MIGRATIONS);
+      const cols = db.prepare('PRAGMA table_info(urls)').all() as { name: string }[];
+      if (!cols.some((c) => c.name === 'fp')) db.exec('ALTER TABLE urls ADD COLUMN fp INTEGER');
+    }
     const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
     if (!row && !opts.readonly) {
       db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));

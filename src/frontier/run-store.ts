@@ -1,0 +1,153 @@
+import Database from 'better-sqlite3';
+import type { Candidate } from './host-queue.js';
+
+/** Entries buffered in memory (all hosts together) before they are written as runs, by default. */
+export const RUN_BUFFER = 1 << 18;
+/** Bytes per entry on disk: priority (float64), seq (uint32), id (uint32). */
+const ENTRY = 16;
+
+/**
+ * The back of the per-host queues, on disk: what a host has queued beyond the few best URLs the
+ * scheduler keeps in memory. New entries are buffered per host; when the buffer is full, each host's
+ * entries are sorted and appended as one run (a row holding a packed array, linked to the host's
+ * previous run, so the table needs no index and every write is an append). Taking a host's best
+ * entries reads all its runs and buffered entries, merges them, hands out the best and writes the
+ * rest back as one run. So every write is an append of a whole run, and no entry ever costs a
+ * random B-tree insert.
+ *
+ * The runs live in a private temporary SQLite database (deleted when closed) with a small cache:
+ * they are an index the frontier rebuilds from the `urls` table when it opens, so they need no
+ * journal, no sync and no commit, and memory stays bounded whatever the queue's length.
+ *
+ * Entries are never removed one by one: one whose URL changed priority or state stays until it is
+ * taken, and the frontier drops it then (it checks each handed-out URL against its row).
+ */
+export class RunStore {
+  private readonly db: Database.Database;
+  private readonly st: { insert: Database.Statement; run: Database.Statement; drop: Database.Statement };
+  /** per host: its newest run (each run row links to the host's previous one, so no index is needed) */
+  private readonly newest = new Map<number, number>();
+  /** per host: buffered entries, flat [priority, seq, id, …] */
+  private readonly buffered = new Map<number, number[]>();
+  private bufferedTotal = 0;
+  /** per host: entries in its runs on disk */
+  private readonly onDisk = new Map<number, number>();
+
+  /**
+   * @param cacheMb page cache of the temporary database
+   * @param bufferEntries entries buffered in memory before they are written as runs
+   */
+  constructor(cacheMb = 32, private readonly bufferEntries = RUN_BUFFER) {
+    this.db = new Database('');
+    this.db.pragma('journal_mode = OFF');
+    this.db.pragma('synchronous = OFF');
+    this.db.pragma(`cache_size = -${Math.max(1, Math.round(cacheMb * 1024))}`);
+    this.db.exec('CREATE TABLE runs (id INTEGER PRIMARY KEY, prev INTEGER NOT NULL, data BLOB NOT NULL)');
+    this.st = {
+      insert: this.db.prepare('INSERT INTO runs (prev, data) VALUES (?, ?)'),
+      run: this.db.prepare('SELECT prev, data FROM runs WHERE id = ?'),
+      drop: this.db.prepare('DELETE FROM runs WHERE id = ?'),
+    };
+    // one transaction for the whole life of the store: nothing here needs to reach the disk
+    this.db.exec('BEGIN');
+  }
+
+  /** Entries a host has here (buffered or on disk), stale ones included. */
+  count(host: number): number {
+    return (this.buffered.get(host)?.length ?? 0) / 3 + (this.onDisk.get(host) ?? 0);
+  }
+
+  push(host: number, c: Candidate): void {
+    let b = this.buffered.get(host);
+    if (!b) this.buffered.set(host, (b = []));
+    b.push(c.priority, c.seq, c.id);
+    if (++this.bufferedTotal >= this.bufferEntries) this.spill();
+  }
+
+  /**
+   * Removes and returns a host's best `limit` entries, best first, skipping those `skip` rejects
+   * (they are dropped). The rest stays, as one run.
+   */
+  take(host: number, limit: number, skip: (id: number) => boolean): Candidate[] {
+    // gather the host's entries in one buffer (runs as stored, buffered ones packed), then sort an
+    // index: no object per entry, only for the few handed out
+    const parts: Buffer[] = [];
+    for (let id = this.newest.get(host) ?? 0; id !== 0; ) {
+      const r = this.st.run.get(id) as { prev: number; data: Buffer };
+      parts.push(r.data);
+      this.st.drop.run(id);
+      id = r.prev;
+    }
+    this.newest.delete(host);
+    this.onDisk.delete(host);
+    const b = this.buffered.get(host);
+    if (b) {
+      parts.push(pack(b));
+      this.bufferedTotal -= b.length / 3;
+      this.buffered.delete(host);
+    }
+    const all = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+    const n = all.length / ENTRY;
+    const prio = new Float64Array(n);
+    const seq = new Uint32Array(n);
+    const ids = new Uint32Array(n);
+    const order: number[] = [];
+    for (let i = 0, o = 0; i < n; i++, o += ENTRY) {
+      prio[i] = all.readDoubleLE(o);
+      seq[i] = all.readUInt32LE(o + 8);
+      ids[i] = all.readUInt32LE(o + 12);
+      if (!skip(ids[i])) order.push(i);
+    }
+    order.sort((x, y) => prio[y] - prio[x] || seq[x] - seq[y]);
+    const best: Candidate[] = [];
+    for (let k = 0; k < Math.min(limit, order.length); k++) best.push({ priority: prio[order[k]], seq: seq[order[k]], id: ids[order[k]] });
+    if (order.length > limit) {
+      const rest = Buffer.allocUnsafe((order.length - limit) * ENTRY);
+      for (let k = limit, o = 0; k < order.length; k++, o += ENTRY) all.copy(rest, o, order[k] * ENTRY, order[k] * ENTRY + ENTRY);
+      this.append(host, rest);
+      this.onDisk.set(host, order.length - limit);
+    }
+    return best;
+  }
+
+  /** Writes every buffered entry as one sorted run per host. */
+  spill(): void {
+    for (const [host, b] of this.buffered) {
+      const n = b.length / 3;
+      const order = Array.from({ length: n }, (_, i) => 3 * i);
+      order.sort((x, y) => b[y] - b[x] || b[x + 1] - b[y + 1]);
+      const sorted: number[] = new Array(b.length);
+      order.forEach((at, k) => {
+        sorted[3 * k] = b[at];
+        sorted[3 * k + 1] = b[at + 1];
+        sorted[3 * k + 2] = b[at + 2];
+      });
+      this.append(host, pack(sorted));
+      this.onDisk.set(host, (this.onDisk.get(host) ?? 0) + n);
+    }
+    this.buffered.clear();
+    this.bufferedTotal = 0;
+  }
+
+  /** Appends a run to the host's chain. */
+  private append(host: number, data: Buffer): void {
+    const id = Number(this.st.insert.run(this.newest.get(host) ?? 0, data).lastInsertRowid);
+    this.newest.set(host, id);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close(); // the temporary file goes with it
+  }
+
+}
+
+/** Packs flat [priority, seq, id, …] entries into the on-disk layout. */
+function pack(flat: number[]): Buffer {
+  const buf = Buffer.allocUnsafe((flat.length / 3) * ENTRY);
+  for (let i = 0, o = 0; i < flat.length; i += 3, o += ENTRY) {
+    buf.writeDoubleLE(flat[i], o);
+    buf.writeUInt32LE(flat[i + 1], o + 8);
+    buf.writeUInt32LE(flat[i + 2], o + 12);
+  }
+  return buf;
+}
