@@ -200,7 +200,9 @@ try {
   trace('delayed', out.delayed);
 
   // 4. reopen with delay 0
-  frontier.close(); // what a stopped crawl does
+  frontier.close(); // what a stopped crawl does; a resumed one is a new process, so the old frontier's memory goes
+  frontier = undefined as unknown as SqliteFrontier;
+  (globalThis as { gc?: () => void }).gc?.();
   const r0 = performance.now();
   frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1, queueCacheMb: QCACHE });
   out.reopen = { seconds: +((performance.now() - r0) / 1000).toFixed(2), queued: frontier.size(), frontier_memory: frontier.memoryStats() };

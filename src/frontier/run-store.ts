@@ -1,8 +1,9 @@
+import { existsSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Candidate } from './host-queue.js';
 
 /** Entries buffered in memory (all hosts together) before they are written as runs, by default. */
-export const RUN_BUFFER = 1 << 18;
+export const RUN_BUFFER = 1 << 20;
 /** Bytes per entry on disk: priority (float64), seq (uint32), id (uint32). */
 const ENTRY = 16;
 
@@ -15,9 +16,10 @@ const ENTRY = 16;
  * rest back as one run. So every write is an append of a whole run, and no entry ever costs a
  * random B-tree insert.
  *
- * The runs live in a private temporary SQLite database (deleted when closed) with a small cache:
- * they are an index the frontier rebuilds from the `urls` table when it opens, so they need no
- * journal, no sync and no commit, and memory stays bounded whatever the queue's length.
+ * The runs live in a SQLite database of their own with a small cache: a private temporary one, or a
+ * file next to the crawl file that outlives a clean stop as a snapshot ({@link RunStore.save}).
+ * They are an index the frontier can always rebuild from the `urls` table, so while the crawl runs
+ * they need no journal, no sync and no commit, and memory stays bounded whatever the queue's length.
  *
  * Entries are never removed one by one: one whose URL changed priority or state stays until it is
  * taken, and the frontier drops it then (it checks each handed-out URL against its row).
@@ -34,15 +36,20 @@ export class RunStore {
   private readonly onDisk = new Map<number, number>();
 
   /**
-   * @param cacheMb page cache of the temporary database
+   * @param path file of the runs ('' for a private temporary database); with `snapshot`, a file left
+   *   by {@link RunStore.save} is reopened as it is, otherwise any file there is replaced
+   * @param cacheMb page cache
    * @param bufferEntries entries buffered in memory before they are written as runs
    */
-  constructor(cacheMb = 32, private readonly bufferEntries = RUN_BUFFER) {
-    this.db = new Database('');
+  constructor(readonly path: string, cacheMb = 32, private readonly bufferEntries = RUN_BUFFER, snapshot = false) {
+    if (path && !snapshot) removeFile(path);
+    this.db = new Database(path);
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
     this.db.pragma(`cache_size = -${Math.max(1, Math.round(cacheMb * 1024))}`);
-    this.db.exec('CREATE TABLE runs (id INTEGER PRIMARY KEY, prev INTEGER NOT NULL, data BLOB NOT NULL)');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, prev INTEGER NOT NULL, data BLOB NOT NULL);
+                  CREATE TABLE IF NOT EXISTS saved (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+                  CREATE TABLE IF NOT EXISTS saved_hosts (host INTEGER PRIMARY KEY, newest INTEGER NOT NULL, on_disk INTEGER NOT NULL);`);
     this.st = {
       insert: this.db.prepare('INSERT INTO runs (prev, data) VALUES (?, ?)'),
       run: this.db.prepare('SELECT prev, data FROM runs WHERE id = ?'),
@@ -57,10 +64,10 @@ export class RunStore {
     return (this.buffered.get(host)?.length ?? 0) / 3 + (this.onDisk.get(host) ?? 0);
   }
 
-  push(host: number, c: Candidate): void {
+  push(host: number, priority: number, seq: number, id: number): void {
     let b = this.buffered.get(host);
     if (!b) this.buffered.set(host, (b = []));
-    b.push(c.priority, c.seq, c.id);
+    b.push(priority, seq, id);
     if (++this.bufferedTotal >= this.bufferEntries) this.spill();
   }
 
@@ -135,9 +142,47 @@ export class RunStore {
     this.newest.set(host, id);
   }
 
-  close(): void {
-    if (this.db.open) this.db.close(); // the temporary file goes with it
+  /**
+   * Reads what {@link RunStore.save} wrote, if anything, and forgets it (the runs now belong to a
+   * live queue again). Returns null for a store without a snapshot.
+   */
+  load(): Map<string, unknown> | null {
+    const rows = this.db.prepare('SELECT key, value FROM saved').all() as { key: string; value: unknown }[];
+    if (rows.length === 0) return null;
+    for (const h of this.db.prepare('SELECT host, newest, on_disk FROM saved_hosts').raw().iterate() as Iterable<[number, number, number]>) {
+      this.newest.set(h[0], h[1]);
+      this.onDisk.set(h[0], h[2]);
+    }
+    // committed before any run changes: a crash from here on leaves a file that is no snapshot
+    this.db.exec('DELETE FROM saved; DELETE FROM saved_hosts; COMMIT; BEGIN');
+    return new Map(rows.map((r) => [r.key, r.value]));
   }
+
+  /**
+   * Writes everything buffered, plus `extra` (key → number, string or Buffer), and closes: the file
+   * holds the whole queue then, for {@link RunStore.load} on the next start.
+   */
+  save(extra: Record<string, number | string | Buffer>): void {
+    this.spill();
+    const hosts = this.db.prepare('INSERT INTO saved_hosts (host, newest, on_disk) VALUES (?, ?, ?)');
+    for (const [host, newest] of this.newest) hosts.run(host, newest, this.onDisk.get(host) ?? 0);
+    const put = this.db.prepare('INSERT OR REPLACE INTO saved (key, value) VALUES (?, ?)');
+    for (const [k, v] of Object.entries(extra)) put.run(k, v);
+    this.db.exec('COMMIT');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.close();
+  }
+
+  /** Closes, and deletes the file: nothing here outlives the process unless saved. */
+  close(): void {
+    if (!this.db.open) return;
+    this.db.close(); // a private temporary file goes with it
+    if (this.path) removeFile(this.path);
+  }
+}
+
+function removeFile(path: string): void {
+  for (const p of [path, `${path}-journal`]) if (existsSync(p)) rmSync(p, { force: true });
 
 }
 

@@ -20,6 +20,22 @@ export class SeenIndex {
     this.mask = cap - 1;
   }
 
+  /** The table as bytes (for a snapshot). */
+  toBuffer(): Buffer {
+    return Buffer.from(this.slots.buffer, this.slots.byteOffset, this.slots.byteLength);
+  }
+
+  /** A table from {@link SeenIndex.toBuffer}'s bytes and its entry count. */
+  static fromBuffer(buf: Buffer, count: number): SeenIndex {
+    const idx = new SeenIndex();
+    const copy = new Uint32Array(buf.length / 4);
+    new Uint8Array(copy.buffer).set(buf); // bytes: the source need not be 4-byte aligned
+    idx.slots = copy;
+    idx.mask = copy.length / 2 - 1;
+    idx.count = count;
+    return idx;
+  }
+
   /** Fingerprint of a URL hash: its first four bytes. */
   static fingerprint(hash: Uint8Array): number {
     return (hash[0] | (hash[1] << 8) | (hash[2] << 16) | (hash[3] << 24)) >>> 0;

@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { BinaryHeap } from './binary-heap.js';
 import type { Frontier, FrontierItem, KnownUrl, NewUrl, NextResult, UrlChange } from './frontier.js';
-import { before, type Candidate, type HeapEntry, type HostSlot, newHostSlot } from './host-queue.js';
+import { type HeapEntry, type HostSlot, newHostSlot } from './host-queue.js';
 import { UrlState } from '../store/schema.js';
 import { type FrontierStatements, INSERT_COLUMNS, prepareStatements } from './frontier-statements.js';
 import { RunStore } from './run-store.js';
@@ -16,7 +17,7 @@ export interface SqliteFrontierOptions {
   candidatesPerHost?: number;
   /** Page cache of the on-disk queues, in MB (default 32); the rest of the queues stay on disk. */
   queueCacheMb?: number;
-  /** Queue entries buffered in memory before they are written to disk as runs (default 262,144). */
+  /** Queue entries buffered in memory before they are written to disk as runs (default 1,048,576). */
   runBuffer?: number;
 }
 
@@ -61,48 +62,101 @@ export class SqliteFrontier implements Frontier {
   private lastNow = -Infinity;
   private readonly st: FrontierStatements;
 
-  private readonly seen: SeenIndex;
+  private seen = new SeenIndex();
   /** parameters of one multi-row INSERT, reused */
   private readonly insertParams: unknown[] = new Array(INSERT_CHUNK * INSERT_COLUMNS).fill(null);
-  private readonly runs: RunStore;
+  private runs: RunStore;
+  private closed = false;
+  /** How the queues were opened: from the snapshot of a clean stop, or rebuilt from `urls`. */
+  openedFrom: 'snapshot' | 'rebuild' = 'rebuild';
 
-  constructor(db: Database.Database, private readonly opts: SqliteFrontierOptions) {
+  constructor(private readonly db: Database.Database, private readonly opts: SqliteFrontierOptions) {
     this.cap = Math.max(1, opts.candidatesPerHost ?? 4);
     this.st = prepareStatements(db);
-    this.runs = new RunStore(opts.queueCacheMb, opts.runBuffer);
+    // a crawl file on disk keeps its queues next to it between runs; an in-memory one cannot
+    const file = db.memory || !db.name ? '' : `${db.name}-queues`;
+    const stamp = db.prepare("SELECT value FROM meta WHERE key = 'frontier_snapshot'").pluck().get() as string | undefined;
+    const reuse = !!file && stamp !== undefined && existsSync(file);
+    this.runs = new RunStore(file, opts.queueCacheMb, opts.runBuffer, reuse);
     try {
-      // files written before URLs in flight stayed QUEUED on disk
-      db.prepare('UPDATE urls SET state = ? WHERE state = ?').run(UrlState.QUEUED, UrlState.IN_FLIGHT);
+      if (stamp !== undefined) db.prepare("DELETE FROM meta WHERE key = 'frontier_snapshot'").run(); // good for one open only
       const rows = db.prepare('SELECT id, name, delay_ms, next_at FROM hosts').all() as { id: number; name: string; delay_ms: number | null; next_at: number }[];
       for (const h of rows) {
         const slot = this.slot(h.id, h.name);
         if (h.delay_ms != null) slot.delayMs = h.delay_ms;
         slot.nextAt = h.next_at; // a back-off (deferHost) outlives the process
       }
-      const { n } = db.prepare('SELECT COUNT(*) AS n FROM urls').get() as { n: number };
-      this.seen = new SeenIndex(n);
-      // one pass over the URLs rebuilds the seen-index and the queues
-      let lastId = 0;
-      for (const [id, fp, hash, host, state, priority, seq] of scanUrls(db)) {
-        this.seen.addFingerprint(fp ?? SeenIndex.fingerprint(Buffer.from(hash!, 'hex')), id);
-        if (state === UrlState.QUEUED) {
-          this.offer(this.hosts.get(host)!, { id, priority, seq });
-          this.queued++;
-        }
-        lastId = id;
-      }
+      const saved = reuse ? this.runs.load() : null;
+      const lastId = (db.prepare('SELECT MAX(id) AS m FROM urls').pluck().get() as number | null) ?? 0;
+      if (saved && saved.get('stamp') === stamp && saved.get('last_id') === lastId) {
+        this.restore(saved);
+        this.openedFrom = 'snapshot';
+      } else this.rebuild(db);
       // ids and sequence numbers are given out together, so they are equal
       this.nextSeq = this.nextId = lastId + 1;
-      for (const slot of this.hosts.values()) this.schedule(slot);
+      for (const slot of this.hosts.values()) {
+        slot.more = this.runs.count(slot.id) > 0;
+        if (slot.cands.length === 0 && slot.more) this.refill(slot);
+        this.schedule(slot);
+      }
     } catch (err) {
       this.runs.close();
       throw err;
     }
   }
 
-  /** Frees the on-disk queues (the crawl file keeps everything). */
+  /** One pass over the URLs rebuilds the seen-index and the queues. */
+  private rebuild(db: Database.Database): void {
+    if (this.runs.path) {
+      // a snapshot that does not match: start its file afresh
+      this.runs.close();
+      this.runs = new RunStore(this.runs.path, this.opts.queueCacheMb, this.opts.runBuffer);
+    }
+    // files written before URLs in flight stayed QUEUED on disk
+    db.prepare('UPDATE urls SET state = ? WHERE state = ?').run(UrlState.QUEUED, UrlState.IN_FLIGHT);
+    const { n } = db.prepare('SELECT COUNT(*) AS n FROM urls').get() as { n: number };
+    this.seen = new SeenIndex(n);
+    for (const [id, fp, hash, host, state, priority, seq] of scanUrls(db)) {
+      this.seen.addFingerprint(fp ?? SeenIndex.fingerprint(Buffer.from(hash!, 'hex')), id);
+      if (state === UrlState.QUEUED) {
+        this.offer(this.hosts.get(host)!, id, priority, seq);
+        this.queued++;
+      }
+    }
+  }
+
+  /** Takes the queues and seen-index a clean stop saved; URLs released without an outcome are queued again. */
+  private restore(saved: Map<string, unknown>): void {
+    this.seen = SeenIndex.fromBuffer(saved.get('seen') as Buffer, saved.get('seen_count') as number);
+    this.queued = saved.get('queued') as number;
+    const stray = this.db.prepare('UPDATE urls SET state = ? WHERE state = ? RETURNING id, host_id, priority, seq').all(UrlState.QUEUED, UrlState.IN_FLIGHT) as QueueKey[];
+    for (const r of stray) {
+      this.offer(this.hosts.get(r.host_id)!, r.id, r.priority, r.seq);
+      this.queued++;
+    }
+  }
+
+  /**
+   * Frees the queues. On a crawl file, they are saved next to it first (with the seen-index), so the
+   * next open reads them instead of rebuilding them from every URL; the file is used only if the
+   * crawl file's stamp and last URL id still match it (anything else, a crash included, rebuilds).
+   */
   close(): void {
-    this.runs.close();
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.runs.path) return this.runs.close();
+    // everything queued goes to the runs: the fronts, and URLs handed out that no outcome recorded
+    for (const host of this.hosts.values()) for (const c of host.cands.splice(0)) this.runs.push(host.id, c.priority, c.seq, c.id);
+    let queued = this.queued;
+    for (const id of this.inFlightIds) {
+      const r = this.st.queueKey.get(id) as QueueKey | undefined;
+      if (r?.state !== UrlState.QUEUED) continue;
+      this.runs.push(r.host_id, r.priority, r.seq, r.id);
+      queued++;
+    }
+    const stamp = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    this.runs.save({ stamp, last_id: this.nextId - 1, queued, seen: this.seen.toBuffer(), seen_count: this.seen.size });
+    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('frontier_snapshot', ?)").run(stamp);
   }
 
   private slot(id: number, name: string): HostSlot {
@@ -193,7 +247,7 @@ export class SqliteFrontier implements Frontier {
       if ((entries[i].state ?? UrlState.QUEUED) !== UrlState.QUEUED) continue;
       this.queued++;
       const host = hostOf[i];
-      if (this.offer(host, { id: firstId + i, priority: entries[i].priority, seq: firstSeq + i })) this.schedule(host);
+      if (this.offer(host, firstId + i, entries[i].priority, firstSeq + i)) this.schedule(host);
     }
     return ids;
   }
@@ -202,19 +256,20 @@ export class SqliteFrontier implements Frontier {
    * Queues an entry for its host: into the front when it ranks there (the front's last entry may
    * move to the runs), else into the runs. Returns true when it became the host's head.
    */
-  private offer(host: HostSlot, c: Candidate): boolean {
+  private offer(host: HostSlot, id: number, priority: number, seq: number): boolean {
     if (host.cands.length === 0 && host.more) this.refill(host);
     const a = host.cands;
     let i = a.length;
-    while (i > 0 && before(c, a[i - 1])) i--;
+    while (i > 0 && (priority > a[i - 1].priority || (priority === a[i - 1].priority && seq < a[i - 1].seq))) i--;
     if (i === a.length && (host.more || a.length >= host.frontCap)) {
-      this.runs.push(host.id, c);
+      this.runs.push(host.id, priority, seq, id); // no object for what goes to disk
       host.more = true;
       return false;
     }
-    a.splice(i, 0, c);
+    a.splice(i, 0, { id, priority, seq });
     if (a.length > host.frontCap) {
-      this.runs.push(host.id, a.pop()!);
+      const last = a.pop()!;
+      this.runs.push(host.id, last.priority, last.seq, last.id);
       host.more = true;
     }
     return i === 0;
@@ -269,7 +324,7 @@ export class SqliteFrontier implements Frontier {
       this.queued--;
     }
     if (isQueued) {
-      this.offer(host, { id: old.id, priority, seq: old.seq });
+      this.offer(host, old.id, priority, old.seq);
       this.queued++;
     }
     return host;
@@ -380,7 +435,7 @@ export class SqliteFrontier implements Frontier {
     this.requeued.add(item.id);
     this.queued++;
     const host = this.hosts.get(item.hostId)!;
-    this.offer(host, { id: item.id, priority: row.priority, seq: row.seq });
+    this.offer(host, item.id, row.priority, row.seq);
     this.schedule(host);
   }
 

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FrontierItem } from '../../src/frontier/frontier.js';
@@ -130,11 +131,11 @@ describe('frontier queues: memory fronts and on-disk runs', () => {
 
 describe('RunStore', () => {
   it('gives a host its best entries in order, keeps the rest, and drops what the caller rejects', () => {
-    const rs = new RunStore(1, 3); // spills every 3 entries
+    const rs = new RunStore('', 1, 3); // spills every 3 entries
     try {
       const ps = [0.5, 2, 1, 2, 0.5, 3, 1];
-      ps.forEach((priority, i) => rs.push(7, { id: i + 1, priority, seq: i + 1 }));
-      rs.push(8, { id: 100, priority: 9, seq: 100 });
+      ps.forEach((priority, i) => rs.push(7, priority, i + 1, i + 1));
+      rs.push(8, 9, 100, 100);
       expect(rs.count(7)).toBe(7);
       const first = rs.take(7, 3, (id) => id === 6);
       expect(first.map((c) => c.id)).toEqual([2, 4, 3]); // 6 rejected; ties by seq
@@ -213,6 +214,99 @@ describe('reopening a file', () => {
         });
       }
       expect(out.sort()).toEqual(urls.map((_, i) => prio(i)).sort());
+    } finally {
+      f.close();
+      store.close();
+    }
+  });
+});
+
+describe('snapshot of the queues at a clean stop', () => {
+  const add = (f: SqliteFrontier, store: SqliteStore, from: number, n: number) =>
+    store.transaction(() =>
+      f.add(Array.from({ length: n }, (_, k) => {
+        const i = from + k;
+        const url = `http://h${i % 5}.test/${i}`;
+        return { hash: urlHash(url), url, host: `h${i % 5}.test`, depth: 1, priority: Math.cos(i) / 7, life: 1, parentId: null, anchor: null };
+      })),
+    );
+  const record = (store: SqliteStore, item: FrontierItem) =>
+    store.transaction(() => store.recordOutcome({
+      urlId: item.id, state: UrlState.FETCHED, status: 200, error: null, relevance: null, relevant: null, contentHash: null,
+      fetchedAt: 0, fetchSeq: store.nextFetchSeq(), fetchPriority: item.priority,
+    }));
+  const drain = (f: SqliteFrontier, store: SqliteStore): number[] => {
+    const out: number[] = [];
+    for (let r = f.next(0); r.kind === 'url'; r = f.next(0)) {
+      out.push(r.item.id);
+      record(store, r.item);
+      f.release(r.item, 0);
+    }
+    return out;
+  };
+
+  it('is read on the next open and gives exactly the queues a rebuild gives, handed-out URLs included', () => {
+    const dir = tmpDir();
+    const path = join(dir, 'c.db');
+    let store = new SqliteStore(path, { commitEveryMs: 0 });
+    let f = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 2, runBuffer: 7 });
+    add(f, store, 0, 200);
+    store.transaction(() => f.update([{ id: 3, hostId: 4, priority: 5 }, { id: 10, hostId: 1, priority: -1 }]));
+    const r1 = f.next(0);
+    const r2 = f.next(0);
+    const r3 = f.next(0);
+    if (r1.kind !== 'url' || r2.kind !== 'url' || r3.kind !== 'url') throw new Error('nothing queued');
+    record(store, r1.item);
+    f.release(r1.item, 0);
+    f.release(r2.item, 0); // released without an outcome: IN_FLIGHT on disk
+    // r3 still in flight at the stop
+    f.close();
+    store.close();
+    expect(existsSync(`${path}-queues`)).toBe(true);
+    copyFileSync(path, join(dir, 'copy.db')); // the same crawl file without its saved queues
+
+    store = new SqliteStore(path, { commitEveryMs: 0 });
+    f = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 2, runBuffer: 7 });
+    const copyStore = new SqliteStore(join(dir, 'copy.db'), { commitEveryMs: 0 });
+    const rebuilt = new SqliteFrontier(copyStore.db, { delayMs: 0, perHostConcurrency: 2, runBuffer: 7 });
+    try {
+      expect(f.openedFrom).toBe('snapshot');
+      expect(rebuilt.openedFrom).toBe('rebuild');
+      expect(f.size()).toBe(199);
+      expect(f.size()).toBe(rebuilt.size());
+      expect(f.lookup([urlHash('http://h3.test/3')]).size).toBe(1);
+      add(f, store, 200, 20);
+      add(rebuilt, copyStore, 200, 20);
+      expect(drain(f, store)).toEqual(drain(rebuilt, copyStore));
+    } finally {
+      f.close();
+      rebuilt.close();
+      store.close();
+      copyStore.close();
+    }
+  });
+
+  it('serves one open only: after a crash the next open rebuilds, and nothing is lost', () => {
+    const dir = tmpDir();
+    const path = join(dir, 'c.db');
+    let store = new SqliteStore(path, { commitEveryMs: 0 });
+    let f = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1, runBuffer: 7 });
+    add(f, store, 0, 50);
+    f.close();
+    store.close();
+    store = new SqliteStore(path, { commitEveryMs: 0 });
+    f = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1, runBuffer: 7 });
+    expect(f.openedFrom).toBe('snapshot');
+    add(f, store, 50, 10);
+    const r = f.next(0); // handed out, then the process dies: no close()
+    if (r.kind !== 'url') throw new Error('nothing queued');
+    store.close();
+    store = new SqliteStore(path, { commitEveryMs: 0 });
+    f = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1, runBuffer: 7 });
+    try {
+      expect(f.openedFrom).toBe('rebuild');
+      expect(f.size()).toBe(60);
+      expect(new Set(drain(f, store)).size).toBe(60);
     } finally {
       f.close();
       store.close();
