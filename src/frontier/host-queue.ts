@@ -1,3 +1,5 @@
+import type { RunStore } from './run-store.js';
+
 /** A queued URL as the scheduler sees it: enough to order it within its host and among hosts. */
 export interface Candidate {
   id: number;
@@ -45,4 +47,48 @@ export interface HostSlot {
 
 export function newHostSlot(id: number, name: string, delayMs: number, frontCap: number): HostSlot {
   return { id, name, cands: [], frontCap, more: false, nextAt: 0, inFlight: 0, delayMs, closed: false, entry: null };
+}
+
+/**
+ * A host's queue is its front (`host.cands`, best first, in memory) plus its entries in the run
+ * store, which all rank after the whole front. These two keep that so.
+ */
+
+/**
+ * Queues an entry for its host: into the front when it ranks there (the front's last entry may
+ * move to the runs), else into the runs. `cap` is the smallest front a refill makes. Returns true
+ * when it became the host's head.
+ */
+export function offerEntry(
+  runs: RunStore, host: HostSlot, entry: { id: number; priority: number; seq: number }, cap: number, isInFlight: (id: number) => boolean,
+): boolean {
+  const { id, priority, seq } = entry;
+  if (host.cands.length === 0 && host.more) refillFront(runs, host, cap, isInFlight);
+  const a = host.cands;
+  let i = a.length;
+  while (i > 0 && (priority > a[i - 1].priority || (priority === a[i - 1].priority && seq < a[i - 1].seq))) i--;
+  if (i === a.length && (host.more || a.length >= host.frontCap)) {
+    runs.push(host.id, priority, seq, id); // no object for what goes to disk
+    host.more = true;
+    return false;
+  }
+  a.splice(i, 0, { id, priority, seq });
+  if (a.length > host.frontCap) {
+    const last = a.pop()!;
+    runs.push(host.id, last.priority, last.seq, last.id);
+    host.more = true;
+  }
+  return i === 0;
+}
+
+/**
+ * Refills a host's empty front from its runs: an eighth of what it has queued there (at least
+ * `min`, at most 4096), so a long queue is merged and rewritten only a few times per eighth
+ * consumed (each entry is rewritten about eight times in all). URLs in flight are dropped.
+ */
+export function refillFront(runs: RunStore, host: HostSlot, min: number, isInFlight: (id: number) => boolean): void {
+  const want = Math.min(4096, Math.max(min, runs.count(host.id) >> 3));
+  host.cands = runs.take(host.id, want, isInFlight);
+  host.frontCap = Math.max(min, host.cands.length);
+  host.more = runs.count(host.id) > 0;
 }

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { BinaryHeap } from './binary-heap.js';
 import type { Frontier, FrontierItem, KnownUrl, NewUrl, NextResult, UrlChange } from './frontier.js';
-import { type HeapEntry, type HostSlot, newHostSlot } from './host-queue.js';
+import { type HostSlot, newHostSlot, offerEntry, refillFront } from './host-queue.js';
+import { HostScheduler } from './host-scheduler.js';
+import { knownUrls, UrlRows } from './url-rows.js';
+import { scanUrls } from './url-scan.js';
 import { UrlState } from '../store/schema.js';
-import { type FrontierStatements, INSERT_COLUMNS, prepareStatements } from './frontier-statements.js';
+import { type FrontierStatements, prepareStatements } from './frontier-statements.js';
 import { RunStore } from './run-store.js';
 import { SeenIndex } from './seen-index.js';
 
@@ -21,50 +23,39 @@ export interface SqliteFrontierOptions {
   runBuffer?: number;
 }
 
-/** Rows per multi-row INSERT in {@link SqliteFrontier.add}. */
-const INSERT_CHUNK = 16;
-
-type KnownRow = {
-  hash: Buffer; id: number; host_id: number; state: number; depth: number; priority: number; life: number; inlinks: number; inlink_score: number;
-};
 type QueueKey = { id: number; host_id: number; state: number; priority: number; seq: number };
 type UrlRow = { url: string; depth: number; priority: number; life: number; seq: number; hops: number; parent_id: number | null; anchor: string | null };
 
 /**
  * {@link Frontier} on the `urls` and `hosts` tables of the crawl's SQLite file, which are the truth,
- * plus two structures rebuilt from them when the frontier opens:
+ * plus two structures rebuilt from them when the frontier opens (or read from the snapshot a clean
+ * stop left next to the crawl file, see {@link SqliteFrontier.close}):
  * - the seen-index ({@link SeenIndex}), in memory: URL hash fingerprint → id, confirmed against the
  *   stored hash; so `urls` needs no index on its hash and adding a URL is an append;
  * - the per-host queues: each host's best URLs in memory (its front, a sorted list of at least
  *   `candidatesPerHost` and at most an eighth of its queue, up to 4096), the rest on disk as sorted
  *   runs ({@link RunStore}), merged when the front runs out.
- * Memory also holds one small slot per host, and two heaps of hosts:
- * ready ones ordered by their best URL (priority desc, seq asc) and waiting ones ordered by the time
- * they may be contacted again. Stale heap entries are dropped in bulk when they outnumber live ones.
+ * Memory also holds one small slot per host, and the {@link HostScheduler}'s heaps of hosts.
  *
  * URLs handed out keep state QUEUED in `urls` until their outcome is recorded (one write per URL
  * instead of two); the frontier knows them as in flight and {@link SqliteFrontier.lookup} reports
  * them as IN_FLIGHT. A crash loses nothing: they are simply still queued on reopen. One released
  * without an outcome is set IN_FLIGHT on disk, so it is not handed out again before a reopen.
- * Call {@link SqliteFrontier.close} when done (it frees the temporary queue file).
+ * Call {@link SqliteFrontier.close} when done.
  */
 export class SqliteFrontier implements Frontier {
   private readonly hosts = new Map<number, HostSlot>();
   private readonly byName = new Map<string, HostSlot>();
-  private readonly ready = new BinaryHeap<HeapEntry>((a, b) => a.priority > b.priority || (a.priority === b.priority && a.seq < b.seq));
-  private readonly waiting = new BinaryHeap<HeapEntry>((a, b) => a.nextAt < b.nextAt);
+  private readonly scheduler: HostScheduler;
   private readonly inFlightIds = new Set<number>();
   private readonly cap: number;
   private queued = 0;
   private nextSeq = 1;
   private nextId = 1;
-  /** latest `now` seen by next(): a host free at or before it goes straight to the ready heap */
-  private lastNow = -Infinity;
   private readonly st: FrontierStatements;
 
   private seen = new SeenIndex();
-  /** parameters of one multi-row INSERT, reused */
-  private readonly insertParams: unknown[] = new Array(INSERT_CHUNK * INSERT_COLUMNS).fill(null);
+  private readonly rows: UrlRows;
   private runs: RunStore;
   private closed = false;
   /** How the queues were opened: from the snapshot of a clean stop, or rebuilt from `urls`. */
@@ -72,7 +63,9 @@ export class SqliteFrontier implements Frontier {
 
   constructor(private readonly db: Database.Database, private readonly opts: SqliteFrontierOptions) {
     this.cap = Math.max(1, opts.candidatesPerHost ?? 4);
+    this.scheduler = new HostScheduler(opts.perHostConcurrency, () => this.hosts.size);
     this.st = prepareStatements(db);
+    this.rows = new UrlRows(this.st);
     // a crawl file on disk keeps its queues next to it between runs; an in-memory one cannot
     const file = db.memory || !db.name ? '' : `${db.name}-queues`;
     const stamp = db.prepare("SELECT value FROM meta WHERE key = 'frontier_snapshot'").pluck().get() as string | undefined;
@@ -183,65 +176,20 @@ export class SqliteFrontier implements Frontier {
   }
 
   lookup(hashes: Buffer[]): Map<string, KnownUrl> {
-    const out = new Map<string, KnownUrl>();
-    const ids: number[] = [];
-    for (const h of hashes) this.seen.find(h, ids);
-    if (ids.length === 0) return out;
-    const wanted = new Set(hashes.map((h) => h.toString('hex')));
-    // one statement per chunk of up to 64 ids; a candidate counts only if its full hash matches
-    for (let i = 0; i < ids.length; i += 64) {
-      const chunk = ids.slice(i, i + 64);
-      for (const r of this.st.byIds(chunk.length).all(...chunk) as KnownRow[]) {
-        const key = r.hash.toString('hex');
-        if (!wanted.has(key)) continue;
-        const state = r.state === UrlState.QUEUED && this.inFlightIds.has(r.id) ? UrlState.IN_FLIGHT : r.state;
-        out.set(key, {
-          id: r.id, hostId: r.host_id, state, depth: r.depth, priority: r.priority, life: r.life, inlinks: r.inlinks, inlinkScore: r.inlink_score,
-        });
-      }
-    }
-    return out;
+    return knownUrls(this.st, this.seen, hashes, this.inFlightIds);
   }
 
   add(entries: NewUrl[]): number[] {
     const n = entries.length;
-    const ids = new Array<number>(n);
+    const ids = Array.from({ length: n }, (_, i) => this.nextId + i);
     const hostOf = new Array<HostSlot>(n);
     const now = Date.now();
     const firstId = this.nextId;
     const firstSeq = this.nextSeq;
     this.nextId += n;
     this.nextSeq += n;
-    // multi-row INSERTs of INSERT_CHUNK rows; ids and sequence numbers are given out here
-    const params = this.insertParams;
-    let k = 0;
-    for (let i = 0; i < n; i++) {
-      const e = entries[i];
-      const host = (hostOf[i] = this.slotByName(e.host));
-      ids[i] = firstId + i;
-      params[k++] = firstId + i;
-      params[k++] = e.hash;
-      params[k++] = SeenIndex.fingerprint(e.hash);
-      params[k++] = e.url;
-      params[k++] = host.id;
-      params[k++] = e.state ?? UrlState.QUEUED;
-      params[k++] = e.depth;
-      params[k++] = e.priority;
-      params[k++] = e.life;
-      params[k++] = firstSeq + i;
-      params[k++] = e.parentId;
-      params[k++] = e.anchor;
-      params[k++] = e.inlinks ?? 0;
-      params[k++] = e.inlinkScore ?? 0;
-      params[k++] = e.hops ?? 0;
-      params[k++] = now;
-      params[k++] = e.note ?? null;
-      if (k === params.length) {
-        this.st.insert(INSERT_CHUNK).run(params);
-        k = 0;
-      }
-    }
-    if (k > 0) this.st.insert(k / INSERT_COLUMNS).run(params.slice(0, k));
+    for (let i = 0; i < n; i++) hostOf[i] = this.slotByName(entries[i].host);
+    this.rows.insert(entries, firstId, hostOf, now);
     for (let i = 0; i < n; i++) {
       this.seen.add(entries[i].hash, firstId + i);
       if ((entries[i].state ?? UrlState.QUEUED) !== UrlState.QUEUED) continue;
@@ -252,27 +200,8 @@ export class SqliteFrontier implements Frontier {
     return ids;
   }
 
-  /**
-   * Queues an entry for its host: into the front when it ranks there (the front's last entry may
-   * move to the runs), else into the runs. Returns true when it became the host's head.
-   */
   private offer(host: HostSlot, id: number, priority: number, seq: number): boolean {
-    if (host.cands.length === 0 && host.more) this.refill(host);
-    const a = host.cands;
-    let i = a.length;
-    while (i > 0 && (priority > a[i - 1].priority || (priority === a[i - 1].priority && seq < a[i - 1].seq))) i--;
-    if (i === a.length && (host.more || a.length >= host.frontCap)) {
-      this.runs.push(host.id, priority, seq, id); // no object for what goes to disk
-      host.more = true;
-      return false;
-    }
-    a.splice(i, 0, { id, priority, seq });
-    if (a.length > host.frontCap) {
-      const last = a.pop()!;
-      this.runs.push(host.id, last.priority, last.seq, last.id);
-      host.more = true;
-    }
-    return i === 0;
+    return offerEntry(this.runs, host, { id, priority, seq }, this.cap, this.isInFlight);
   }
 
   update(changes: UrlChange[]): void {
@@ -339,22 +268,7 @@ export class SqliteFrontier implements Frontier {
   }
 
   next(now: number): NextResult {
-    if (now > this.lastNow) this.lastNow = now;
-    // hosts whose delay has elapsed become ready
-    for (let w = this.waiting.peek(); w && w.nextAt <= now; w = this.waiting.peek()) {
-      this.waiting.pop();
-      if (w.host.entry === w) this.pushReady(w.host);
-    }
-    for (;;) {
-      const e = this.ready.pop();
-      if (!e) break;
-      const host = e.host;
-      if (host.entry !== e) continue;
-      host.entry = null;
-      if (host.nextAt > now) {
-        this.pushWaiting(host); // the clock went back: not yet
-        continue;
-      }
+    for (let host = this.scheduler.popReady(now); host; host = this.scheduler.popReady(now)) {
       const c = host.cands.shift()!;
       // an entry left behind by a change of priority or state, or a duplicate of one in flight, is dropped
       const taken = this.inFlightIds.has(c.id) ? undefined : (this.st.take.get(c.id) as UrlRow | undefined);
@@ -376,10 +290,8 @@ export class SqliteFrontier implements Frontier {
         },
       };
     }
-    // skip stale entries at the top so the wait time is right
-    for (let w = this.waiting.peek(); w && w.host.entry !== w; w = this.waiting.peek()) this.waiting.pop();
-    const top = this.waiting.peek();
-    return top ? { kind: 'wait', until: top.nextAt } : { kind: 'empty' };
+    const wake = this.scheduler.nextWake();
+    return wake !== null ? { kind: 'wait', until: wake } : { kind: 'empty' };
   }
 
   release(item: FrontierItem, now: number): void {
@@ -452,68 +364,18 @@ export class SqliteFrontier implements Frontier {
     let candidates = 0;
     for (const h of this.hosts.values()) candidates += h.cands.length;
     return {
-      hosts: this.hosts.size, ready: this.ready.size, waiting: this.waiting.size, candidates, seen: this.seen.size,
+      hosts: this.hosts.size, ...this.scheduler.sizes, candidates, seen: this.seen.size,
       seenMb: Math.round(this.seen.bytes / 2 ** 20),
     };
   }
 
-  /**
-   * Refills a host's empty front from its runs: an eighth of what it has queued there (at least
-   * `candidatesPerHost`, at most 4096), so a long queue is merged and rewritten only a few times
-   * per eighth consumed (each entry is rewritten about eight times in all).
-   */
   private refill(host: HostSlot): void {
-    const want = Math.min(4096, Math.max(this.cap, this.runs.count(host.id) >> 3));
-    host.cands = this.runs.take(host.id, want, (id) => this.inFlightIds.has(id));
-    host.frontCap = Math.max(this.cap, host.cands.length);
-    host.more = this.runs.count(host.id) > 0;
+    refillFront(this.runs, host, this.cap, this.isInFlight);
   }
 
-  /** Puts the host in the right heap for its current state; any older entry of it becomes stale. */
+  private readonly isInFlight = (id: number) => this.inFlightIds.has(id);
+
   private schedule(host: HostSlot): void {
-    const e = host.entry;
-    if (host.cands.length === 0 || host.closed || host.inFlight >= this.opts.perHostConcurrency) {
-      host.entry = null;
-      return;
-    }
-    // a waiting entry reads the head when it becomes ready, so only its time matters
-    if (e && e.kind === 'wait' && e.nextAt === host.nextAt) return;
-    const h = host.cands[0];
-    if (e && e.kind === 'ready' && e.priority === h.priority && e.seq === h.seq && host.nextAt <= this.lastNow) return;
-    if (host.nextAt <= this.lastNow) this.pushReady(host);
-    else this.pushWaiting(host);
-  }
-
-  private pushWaiting(host: HostSlot): void {
-    host.entry = { host, kind: 'wait', nextAt: host.nextAt, priority: 0, seq: 0 };
-    this.waiting.push(host.entry);
-    if (this.waiting.size > 2 * this.hosts.size + 1024) this.waiting.retain((x) => x.host.entry === x);
-  }
-
-  private pushReady(host: HostSlot): void {
-    const h = host.cands[0];
-    host.entry = { host, kind: 'ready', nextAt: host.nextAt, priority: h.priority, seq: h.seq };
-    this.ready.push(host.entry);
-    if (this.ready.size > 2 * this.hosts.size + 1024) this.ready.retain((x) => x.host.entry === x);
-  }
-}
-
-type ScanRow = [id: number, fp: number | null, hash: string | null, host: number, state: number, priority: number, seq: number];
-
-/**
- * Every URL in id order, with what the frontier rebuilds itself from: the fingerprint (or, for rows
- * of older files without one, the hash in hex), host, state, priority and seq. Rows come in chunks
- * of 100,000 packed as one JSON string by SQLite: 2–3× faster than stepping through them one by one.
- */
-function* scanUrls(db: Database.Database): Iterable<ScanRow> {
-  const chunk = db.prepare(
-    `SELECT json_group_array(json_array(id, fp, CASE WHEN fp IS NULL THEN hex(hash) END, host_id, state, priority, seq)) AS rows, max(id) AS last
-       FROM (SELECT * FROM urls WHERE id > ? ORDER BY id LIMIT 100000)`,
-  );
-  for (let after = 0; ; ) {
-    const r = chunk.get(after) as { rows: string; last: number | null };
-    if (r.last === null) return;
-    yield* JSON.parse(r.rows) as ScanRow[];
-    after = r.last;
+    this.scheduler.schedule(host);
   }
 }

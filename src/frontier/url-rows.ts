@@ -1,0 +1,74 @@
+import type { KnownUrl, NewUrl } from './frontier.js';
+import { type FrontierStatements, INSERT_COLUMNS } from './frontier-statements.js';
+import type { HostSlot } from './host-queue.js';
+import { SeenIndex } from './seen-index.js';
+import { UrlState } from '../store/schema.js';
+
+/** Rows per multi-row INSERT in {@link UrlRows.insert}. */
+export const INSERT_CHUNK = 16;
+
+type KnownRow = {
+  hash: Buffer; id: number; host_id: number; state: number; depth: number; priority: number; life: number; inlinks: number; inlink_score: number;
+};
+
+/** Writes new URLs to the `urls` table in multi-row INSERTs (one parameter array, reused). */
+export class UrlRows {
+  private readonly params: unknown[] = new Array(INSERT_CHUNK * INSERT_COLUMNS).fill(null);
+
+  constructor(private readonly st: FrontierStatements) {}
+
+  /** Inserts `entries` with ids (and sequence numbers) from `firstId`, on the hosts `hostOf`. */
+  insert(entries: NewUrl[], firstId: number, hostOf: HostSlot[], now: number): void {
+    const params = this.params;
+    let k = 0;
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i];
+      params[k++] = firstId + i;
+      params[k++] = e.hash;
+      params[k++] = SeenIndex.fingerprint(e.hash);
+      params[k++] = e.url;
+      params[k++] = hostOf[i].id;
+      params[k++] = e.state ?? UrlState.QUEUED;
+      params[k++] = e.depth;
+      params[k++] = e.priority;
+      params[k++] = e.life;
+      params[k++] = firstId + i; // seq: given out with the id
+      params[k++] = e.parentId;
+      params[k++] = e.anchor;
+      params[k++] = e.inlinks ?? 0;
+      params[k++] = e.inlinkScore ?? 0;
+      params[k++] = e.hops ?? 0;
+      params[k++] = now;
+      params[k++] = e.note ?? null;
+      if (k === params.length) {
+        this.st.insert(INSERT_CHUNK).run(params);
+        k = 0;
+      }
+    }
+    if (k > 0) this.st.insert(k / INSERT_COLUMNS).run(params.slice(0, k));
+  }
+}
+
+/**
+ * Known URLs among these hashes: the seen-index gives candidate ids, read in chunks of 64; a
+ * candidate counts only if its full hash matches. URLs in flight are reported as IN_FLIGHT.
+ */
+export function knownUrls(st: FrontierStatements, seen: SeenIndex, hashes: Buffer[], inFlight: Set<number>): Map<string, KnownUrl> {
+  const out = new Map<string, KnownUrl>();
+  const ids: number[] = [];
+  for (const h of hashes) seen.find(h, ids);
+  if (ids.length === 0) return out;
+  const wanted = new Set(hashes.map((h) => h.toString('hex')));
+  for (let i = 0; i < ids.length; i += 64) {
+    const chunk = ids.slice(i, i + 64);
+    for (const r of st.byIds(chunk.length).all(...chunk) as KnownRow[]) {
+      const key = r.hash.toString('hex');
+      if (!wanted.has(key)) continue;
+      const state = r.state === UrlState.QUEUED && inFlight.has(r.id) ? UrlState.IN_FLIGHT : r.state;
+      out.set(key, {
+        id: r.id, hostId: r.host_id, state, depth: r.depth, priority: r.priority, life: r.life, inlinks: r.inlinks, inlinkScore: r.inlink_score,
+      });
+    }
+  }
+  return out;
+}
