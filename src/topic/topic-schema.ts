@@ -68,13 +68,13 @@ export const TopicSchema = z
         delta: z.number().min(0).max(1).default(0.5).describe('shark: decay δ of the score a child inherits from its parent.'),
         beta: z.number().min(0).max(1).default(0.8).describe('shark: weight β of the anchor text against its context.'),
         gamma: z.number().min(0).max(1).default(0.5).describe('shark: weight γ of the inherited score against the anchor neighbourhood.'),
-        pagerank_every: z.number().int().min(1).default(200).describe('partial-pagerank: recompute every K fetched pages.'),
+        pagerank_every: z.number().int().min(1).default(100).describe('partial-pagerank: recompute every K fetched pages.'),
         damping: z.number().gt(0).lt(1).default(0.85).describe('partial-pagerank: damping factor d.'),
         site: z.enum(['domain', 'host']).default('domain').describe('larger-sites-first: a site is a registrable domain or a host.'),
       })
       .strict()
       .default({
-        name: 'best-first-fish', x: 0.3, y: 0.4, z: 0.3, max_life: 3, delta: 0.5, beta: 0.8, gamma: 0.5, pagerank_every: 200, damping: 0.85, site: 'domain',
+        name: 'best-first-fish', x: 0.3, y: 0.4, z: 0.3, max_life: 3, delta: 0.5, beta: 0.8, gamma: 0.5, pagerank_every: 100, damping: 0.85, site: 'domain',
       }),
     limits: z
       .object({
