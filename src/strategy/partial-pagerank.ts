@@ -10,7 +10,7 @@ import type { HistoryPage, LinkDecision, LinkInfo, PageInfo, PriorityUpdate, Res
  * their stored out-links plus every URL they link to (the queued URLs), damping d = `damping`, in
  * the seed-003 form IR(p) = (1 − d) + d·Σ IR(a)/c(a), starting at 1 (see pagerank-graph.ts; queued
  * URLs are dangling nodes and pass nothing on). Then every URL not fetched yet gets its IR as
- * priority; those that moved by more than MIN_CHANGE are returned by takeUpdates() and the
+ * priority; those that moved by more than MIN_CHANGE and 1% (REL_CHANGE) are returned by takeUpdates() and the
  * frontier re-orders its queues.
  *
  * Between two runs, a URL discovered since the last run gets a temporary score (seed 000): the sum
@@ -40,12 +40,15 @@ const enum Kind {
 const waiting = (state: number) => state === UrlState.QUEUED || state === UrlState.PRUNED;
 
 /**
- * A run's change of a URL's score smaller than this is not sent to the frontier (the score keeps
- * its earlier value): it is below the run's own accuracy (tolerance 1e-6 per node × d/(1 − d)), and
- * most queued URLs far from the pages fetched since the last run move by less, so the frontier
- * rewrites a fraction of its queue per run instead of all of it.
+ * A run's change of a URL's score is sent to the frontier only if it exceeds both MIN_CHANGE and
+ * REL_CHANGE of the new score (otherwise the score keeps its earlier value, so a queued URL's
+ * priority is its PageRank within 1%). MIN_CHANGE is below the run's own accuracy (tolerance 1e-6
+ * per node × d/(1 − d)). The relative bound matters for cost: every run nudges most queued URLs a
+ * little, and re-ranking a queued URL costs the frontier ~12 µs (scripts/bench-reprioritize.ts), so
+ * sending them all made the strategy cost ~30% of a page's CPU at 100,000 known URLs.
  */
 export const MIN_CHANGE = 1e-5;
+export const REL_CHANGE = 0.01;
 
 /** The score a seed has before the first run: IR's initial value. */
 export const SEED_SCORE = 1;
@@ -137,7 +140,7 @@ export function createPartialPageRank(cfg: StrategyConfig): PartialPageRank {
       if (!graph.has(id)) continue;
       const v = ir[id];
       kind[id] = Kind.RANKED;
-      if (Math.abs(score[id] - v) > MIN_CHANGE) {
+      if (Math.abs(score[id] - v) > Math.max(MIN_CHANGE, REL_CHANGE * Math.abs(v))) {
         score[id] = v;
         if (!done[id]) updates.push({ id, priority: v });
       }
