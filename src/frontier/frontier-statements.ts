@@ -44,7 +44,6 @@ export function prepareStatements(db: Database.Database) {
     take: db.prepare('SELECT url, depth, priority, life, seq, hops, parent_id, anchor FROM urls WHERE id = ? AND state = 0'),
     /** a URL released without an outcome leaves the queue until reopen */
     unrecorded: db.prepare('UPDATE urls SET state = 1 WHERE id = ? AND state = 0'),
-    queuedRow: db.prepare('SELECT priority, seq FROM urls WHERE id = ? AND state = 0'),
     hostByName: db.prepare('SELECT id FROM hosts WHERE name = ?'),
     hostInsert: db.prepare('INSERT INTO hosts (name) VALUES (?)'),
     hostDelay: db.prepare('UPDATE hosts SET delay_ms = ? WHERE id = ?'),

@@ -7,11 +7,6 @@ export interface Candidate {
   seq: number;
 }
 
-/** True when `a` must be fetched before `b`: higher priority first, then first-in first-out. */
-export function before(a: Candidate, b: Candidate): boolean {
-  return a.priority > b.priority || (a.priority === b.priority && a.seq < b.seq);
-}
-
 /** An entry of the scheduler's heaps; it is live while its host points at it. */
 export interface HeapEntry {
   host: HostSlot;

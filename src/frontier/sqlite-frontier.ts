@@ -341,8 +341,8 @@ export class SqliteFrontier implements Frontier {
 
   requeue(item: FrontierItem): void {
     if (!this.inFlightIds.has(item.id)) return;
-    const row = this.st.queuedRow.get(item.id) as { priority: number; seq: number } | undefined;
-    if (!row) return; // its outcome was recorded: nothing to retry
+    const row = this.st.queueKey.get(item.id) as QueueKey | undefined;
+    if (row?.state !== UrlState.QUEUED) return; // its outcome was recorded: nothing to retry
     this.inFlightIds.delete(item.id);
     this.requeued.add(item.id);
     this.queued++;
