@@ -300,6 +300,10 @@ describe('snapshot of the queues at a clean stop', () => {
     add(f, store, 50, 10);
     const r = f.next(0); // handed out, then the process dies: no close()
     if (r.kind !== 'url') throw new Error('nothing queued');
+    // what a killed process leaves: the queues file as it was, unsaved, and no handle on it (a live
+    // handle in this process would share SQLite's file locks with the next open)
+    (f as unknown as { runs: { db: { close(): void } } }).runs.db.close();
+    expect(existsSync(`${path}-queues`)).toBe(true);
     store.close();
     store = new SqliteStore(path, { commitEveryMs: 0 });
     f = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1, runBuffer: 7 });
