@@ -159,7 +159,57 @@ await yargs(hideBin(process.argv))
       for (const [name, s] of Object.entries(STRATEGIES)) out.log(`${name.padEnd(18)} ${s.description}`);
     },
   )
-  .demandCommand(1, 'name a command: crawl, demo, serve, stats, export, explain, normalize, robots, strategies')
+  .command(
+    'eval',
+    'compare ordering strategies on a labelled corpus served on loopback: harvest rate, target recall, curves (results.json, report.html)',
+    (y) =>
+      y
+        .options({
+          corpus: { type: 'string', demandOption: true, describe: 'corpus folder (corpus.json, site/, labels.tsv)' },
+          topic: { type: 'string', demandOption: true, describe: 'topic file; its evaluation.label names the corpus label that counts as relevant' },
+          strategies: {
+            type: 'string', array: true,
+            describe: 'comma-separated: strategy names, "default" (the topic\'s own strategy), oracle, random, or "all" (default: default,breadth-first,best-first,shark,oracle,random)',
+          },
+          budget: { type: 'number', describe: 'pages per strategy (default: the topic\'s limits.max_pages)' },
+          seeds: { type: 'string', array: true, describe: 'comma-separated start URLs (default: the topic\'s seeds)' },
+          out: { type: 'string', describe: 'folder for results.json, report.html and one <strategy>.db per strategy (default: eval-out/<topic>-<corpus>)' },
+          json: { type: 'boolean', describe: 'print results.json on stdout instead of the table' },
+          'random-seed': { type: 'number', default: 1, describe: 'seed of the random strategy' },
+          set: commonCrawl.set,
+        })
+        .epilogue(
+          'Every strategy crawls through the real crawl loop from the same seeds with the same budget, politeness off ' +
+            '(no delay, robots.txt Crawl-delay ignored, its rules honoured) and one request in flight, so each order is ' +
+            'exactly the strategy\'s own and a run repeats. oracle knows the labels (labelled URLs first): the ceiling; random: the floor.',
+        ),
+    act(async (a) => {
+      const { runEvalCommand } = await import('./eval-command.js');
+      await runEvalCommand(
+        { corpus: a.corpus, topic: a.topic, strategies: a.strategies, budget: a.budget, seeds: a.seeds, out: a.out, json: a.json, randomSeed: a['random-seed'], set: a.set },
+        out,
+        (s) => process.stderr.write(`${s}\n`),
+      );
+    }),
+  )
+  .command(
+    'train',
+    'train the topic\'s page classifier on labelled pages (a corpus and/or the topic\'s training.examples): k-fold cross-validated precision/recall/F1, then the model file',
+    (y) =>
+      y.options({
+        topic: { type: 'string', demandOption: true, describe: 'topic file' },
+        corpus: { type: 'string', describe: 'labelled corpus folder (default: the topic\'s training.corpus)' },
+        label: { type: 'string', describe: 'corpus label of relevant pages (default: training.label, then evaluation.label)' },
+        out: { type: 'string', describe: 'model file to write (default: relevance.classifier.model, else <topic name>.model.json)' },
+        folds: { type: 'number', default: 5, describe: 'cross-validation folds (0 or 1: none)' },
+        set: commonCrawl.set,
+      }),
+    act(async (a) => {
+      const { runTrain } = await import('./train-command.js');
+      await runTrain({ topic: a.topic, corpus: a.corpus, label: a.label, out: a.out, folds: a.folds, set: a.set }, out);
+    }),
+  )
+  .demandCommand(1, 'name a command: crawl, demo, serve, stats, export, explain, eval, train, normalize, robots, strategies')
   .strict()
   .fail((msg, err) => {
     // yargs reports usage errors (and errors thrown by handlers) here; nothing has started yet

@@ -5,6 +5,7 @@ import type { RetrySettings } from './retry-policy.js';
 import type { NormalizeOptions } from '../url/normalize.js';
 import { createScope, type ScopeDecision, type ScopeOptions } from '../url/scope.js';
 import type { AnalysisConfig } from './page-analysis.js';
+import { loadModelFile } from '../relevance/logistic-model.js';
 
 /** The URL rules of a configuration (topic `url:`), as normalizeUrl options. */
 export function normalizeOptions(cfg: Config): NormalizeOptions {
@@ -20,11 +21,17 @@ export function scopeOf(cfg: Config): (url: string) => ScopeDecision {
   return createScope(cfg.scope, scopeOptions(cfg));
 }
 
-/** The slice page analysis gets: plain data, since it crosses to worker threads. */
+/**
+ * The slice page analysis gets: plain data, since it crosses to worker threads. Reads the classifier
+ * model file when one is configured: a missing or invalid file throws E_CONFIG here, before a crawl.
+ */
 export function analysisConfig(cfg: Config): AnalysisConfig {
+  const classifier = cfg.relevance.classifier;
   return {
     keywords: { ...cfg.keywords },
     fields: { ...cfg.relevance.fields },
+    model: cfg.relevance.model,
+    classifier: classifier ? { model: loadModelFile(classifier.model), weight: classifier.weight } : null,
     scope: { hosts: [...cfg.scope.hosts], include: [...cfg.scope.include], exclude: [...cfg.scope.exclude] },
     scopeOptions: scopeOptions(cfg),
     normalize: normalizeOptions(cfg),

@@ -20,9 +20,9 @@ export interface CrawlState {
  * Opens (or creates) the crawl file for a configuration. A file of another topic is refused;
  * the configuration in force is recorded; the frontier reloads its queues (URLs in flight at a
  * crash go back to the queue); the strategy's counters continue; hosts over their page budget stay
- * closed.
+ * closed. `strategy`, when given, is used instead of the registry's strategy named by the config.
  */
-export function openCrawlState(cfg: Config, dbPath: string): CrawlState {
+export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy): CrawlState {
   const store = new SqliteStore(dbPath);
   let frontier: SqliteFrontier | undefined;
   try {
@@ -32,12 +32,12 @@ export function openCrawlState(cfg: Config, dbPath: string): CrawlState {
     }
     const resumed = prevTopic !== undefined;
     store.setMeta('topic', cfg.name);
-    store.setMeta('strategy', cfg.strategy.name);
+    store.setMeta('strategy', strategy?.name ?? cfg.strategy.name);
     store.setMeta('config', JSON.stringify(cfg));
     if (!resumed) store.setMeta('created_at', new Date().toISOString());
     store.setMeta('suspended_hosts', '[]'); // suspensions last one run
+    strategy ??= createStrategy(cfg.strategy.name, { ...cfg.strategy, location: cfg.location });
     frontier = new SqliteFrontier(store.db, { delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency });
-    const strategy = createStrategy(cfg.strategy.name, { ...cfg.strategy, location: cfg.location });
     const maxPriority = (store.db.prepare('SELECT MAX(priority) AS m FROM urls').get() as { m: number | null }).m;
     if (maxPriority !== null) strategy.resume?.({ maxPriority, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db), queued: () => queuedUrls(store.db) });
     const hostFetched = new Map<number, number>();

@@ -1,5 +1,6 @@
 import type { StopReason } from '../events.js';
 import type { Fetcher } from '../fetch/fetcher.js';
+import type { Strategy } from '../strategy/strategy.js';
 import type { Config } from '../topic/config.js';
 
 export interface CrawlerOptions {
@@ -17,6 +18,12 @@ export interface CrawlerOptions {
   progressEveryMs?: number;
   /** Page-analysis worker threads (0: analyse on the main thread). Default: one per core, 1 to 4. */
   workers?: number;
+  /**
+   * An ordering strategy instance to use instead of `createStrategy(config.strategy.name, …)`; for
+   * evaluation-only strategies outside the registry (`eval`'s oracle and random). Its `name` is
+   * recorded as the crawl's strategy. Must be fresh (not used by another crawl).
+   */
+  strategy?: Strategy;
 }
 
 export interface CrawlSummary {

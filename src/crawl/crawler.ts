@@ -52,7 +52,8 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   constructor(private readonly opts: CrawlerOptions) {
     super();
     const cfg = opts.config;
-    const state = openCrawlState(cfg, opts.dbPath);
+    const analysis = analysisConfig(cfg); // first: a bad classifier model file fails before the store is opened
+    const state = openCrawlState(cfg, opts.dbPath, opts.strategy);
     ({ store: this.store, frontier: this.frontier, strategy: this.strategy, resumed: this.resumed, hostFetched: this.hostFetched } = state);
     this.ownsFetcher = !opts.fetcher;
     this.fetcher = opts.fetcher ?? new UndiciFetcher(fetcherOptions(cfg, opts));
@@ -66,7 +67,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     this.retry = new RetryPolicy(retrySettings(cfg));
     const scope = scopeOf(cfg);
     this.scope = scope;
-    this.analyzers = new AnalyzerPool(analysisConfig(cfg), opts.workers);
+    this.analyzers = new AnalyzerPool(analysis, opts.workers);
     this.deps = {
       store: this.store, frontier: this.frontier, analyzers: this.analyzers, strategy: this.strategy, scope,
       threshold: cfg.relevance.threshold, maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,

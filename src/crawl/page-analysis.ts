@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { decodeHtml } from '../fetch/charset.js';
 import { Parse5Parser } from '../parse/html-parser.js';
-import { KeywordScorer } from '../relevance/keyword-scorer.js';
+import { ClassifierScorer } from '../relevance/classifier-scorer.js';
+import { KeywordScorer, type KeywordModel } from '../relevance/keyword-scorer.js';
+import type { LogisticModelData } from '../relevance/logistic-model.js';
+import type { RelevanceScorer } from '../relevance/relevance-scorer.js';
 import { compressBody } from '../store/body-codec.js';
 import { hostKey } from '../url/host.js';
 import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
@@ -12,6 +15,10 @@ import { urlHash } from '../url/url-hash.js';
 export interface AnalysisConfig {
   keywords: Record<string, number>;
   fields: { title: number; headings: number; anchor: number; body: number };
+  /** Keyword scoring model (`relevance.model`); default `keywords`. */
+  model?: KeywordModel;
+  /** A trained classifier, already loaded and checked (the model file is read once, on the main thread). */
+  classifier?: { model: LogisticModelData; weight: number } | null;
   scope: { hosts: string[]; include: string[]; exclude: string[] };
   scopeOptions: ScopeOptions;
   normalize: NormalizeOptions;
@@ -68,7 +75,7 @@ export interface PageAnalysis {
  */
 export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => PageAnalysis {
   const parser = new Parse5Parser();
-  const scorer = new KeywordScorer({ keywords: cfg.keywords, fields: cfg.fields });
+  const scorer = createPageScorer(cfg);
   const scoreText = memoScoreText(scorer);
   const scope = createScope(cfg.scope, cfg.scopeOptions);
   const norm = cfg.normalize;
@@ -123,14 +130,25 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
   };
 }
 
+/** The page scorer of an analysis configuration: keywords, or the classifier blended with them. */
+export function createPageScorer(cfg: Pick<AnalysisConfig, 'keywords' | 'fields' | 'model' | 'classifier'>): TextScorer {
+  const keywords = new KeywordScorer({ keywords: cfg.keywords, fields: cfg.fields, model: cfg.model });
+  return cfg.classifier ? new ClassifierScorer(cfg.classifier.model, keywords, cfg.classifier.weight) : keywords;
+}
+
+/** A page scorer that also scores short texts (anchor text, link context). */
+export interface TextScorer extends RelevanceScorer {
+  scoreText(text: string): number;
+}
+
 /** Texts remembered by {@link memoScoreText}; the memo starts over when full. */
 const MEMO_SIZE = 4096;
 
 /**
- * KeywordScorer.scoreText with a small memo: navigation links repeat the same anchors and contexts
+ * The scorer's scoreText (keywords) with a small memo: navigation links repeat the same anchors and contexts
  * on every page of a site, so most link texts are scored once per worker.
  */
-function memoScoreText(scorer: KeywordScorer): (text: string) => number {
+function memoScoreText(scorer: TextScorer): (text: string) => number {
   const memo = new Map<string, number>();
   return (text) => {
     if (text.length === 0) return 0;

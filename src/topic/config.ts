@@ -1,3 +1,4 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { TopicrawlError, type ErrorCode } from '../errors.js';
 import type { Topic, TopicInput } from './topic-schema.js';
@@ -136,7 +137,26 @@ export function buildConfig(topic: TopicInput | Topic | Config, flags: ConfigFla
   });
 }
 
-/** Loads a topic file and merges the flags: `buildConfig(loadTopicFile(path), flags, path)`. */
+/**
+ * The topic with its file paths (relevance.classifier.model, training.corpus, training.examples[].file)
+ * made absolute against `dir` (the topic file's folder). A new object; absolute paths stay as they are.
+ */
+export function resolveTopicPaths(topic: Topic, dir: string): Topic {
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(dir, p));
+  const out = structuredClone(topic);
+  if (out.relevance.classifier) out.relevance.classifier.model = abs(out.relevance.classifier.model);
+  if (out.training) {
+    if (out.training.corpus !== undefined) out.training.corpus = abs(out.training.corpus);
+    for (const e of out.training.examples) e.file = abs(e.file);
+  }
+  return out;
+}
+
+/**
+ * Loads a topic file and merges the flags: `buildConfig(loadTopicFile(path), flags, path)`. Paths in
+ * the file are relative to the file ({@link resolveTopicPaths}); paths given with --set are taken as
+ * they are (relative to the working directory).
+ */
 export function loadConfig(path: string, flags: ConfigFlags = {}): Config {
-  return buildConfig(loadTopicFile(path), flags, path);
+  return buildConfig(resolveTopicPaths(loadTopicFile(path), dirname(resolve(path))), flags, path);
 }

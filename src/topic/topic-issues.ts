@@ -1,6 +1,18 @@
 import type { z } from 'zod';
 import { TopicSchema, type Topic } from './topic-schema.js';
 import { compileScopePattern } from '../url/scope.js';
+import { words as stopwordList } from 'natural/lib/natural/util/stopwords.js';
+
+const STOP_WORDS = new Set(stopwordList);
+
+/**
+ * True when every word of a keyword (split at whitespace) is an English stop word ("the", "of the").
+ * The list's single letters and digits (a, x, 7) are not counted as stop words here.
+ */
+function onlyStopWords(keyword: string): boolean {
+  const words = keyword.toLowerCase().trim().split(/\s+/);
+  return words.length > 0 && words.every((w) => w.length > 1 && STOP_WORDS.has(w));
+}
 
 /**
  * Validation of topic data (already parsed from YAML or merged with flags) into user-facing
@@ -185,7 +197,10 @@ export function issuesFromZod(issues: readonly z.core.$ZodIssue[], data: unknown
   return out;
 }
 
-/** Checks zod cannot express: scope patterns compile as RegExps; weight-map keys are non-empty after trim. */
+/**
+ * Checks zod cannot express: scope patterns compile as RegExps; weight-map keys are non-empty after
+ * trim; a keyword is not an English stop word (natural's list), which the matcher drops anyway.
+ */
 export function semanticIssues(data: unknown): TopicIssue[] {
   const out: TopicIssue[] = [];
   const scope = valueAt(data, ['scope']);
@@ -210,6 +225,10 @@ export function semanticIssues(data: unknown): TopicIssue[] {
       if (k.length > 0 && k.trim() === '') {
         const path = [...mapPath, k];
         out.push({ path, key: formatKey(path), expected: 'a non-empty key', got: JSON.stringify(k), atKey: true, text: `${formatKey(mapPath)}: a key must not be blank, got ${JSON.stringify(k)}` });
+      } else if (mapPath[0] === 'keywords' && k.trim() !== '' && onlyStopWords(k)) {
+        const path = [...mapPath, k];
+        const what = /\s/.test(k.trim()) ? 'stop words never mark a topic' : 'a stop word never marks a topic';
+        out.push({ path, key: formatKey(path), expected: 'a keyword that is not a stop word', got: JSON.stringify(k), atKey: true, text: `${formatKey(path)}: ${what}` });
       }
     }
   }

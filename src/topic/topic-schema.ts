@@ -46,9 +46,21 @@ export const TopicSchema = z
           .strict()
           .default({ title: 3, headings: 2, anchor: 2, body: 1 })
           .describe('Weight of each field of a page.'),
+        model: z
+          .enum(['keywords', 'bm25'])
+          .default('keywords')
+          .describe('Keyword scoring: "keywords" (log term counts, square-root length damping) or "bm25" (BM25F with the keyword weights as query weights).'),
+        classifier: z
+          .object({
+            model: z.string().min(1).describe('Model JSON written by `topicrawl train`; a relative path is relative to the topic file.'),
+            weight: z.number().min(0).max(1).default(1).describe('Page score = weight · classifier probability + (1 − weight) · keyword score.'),
+          })
+          .strict()
+          .optional()
+          .describe('A trained classifier (topicrawl train) that scores pages together with the keywords.'),
       })
       .strict()
-      .default({ threshold: 0.3, fields: { title: 3, headings: 2, anchor: 2, body: 1 } }),
+      .default({ threshold: 0.3, fields: { title: 3, headings: 2, anchor: 2, body: 1 }, model: 'keywords' }),
     location: z
       .object({
         tokens: weightMap.default({}).describe('Weight of a token found in host or path (e.g. tobacco: 1, travel: -1).'),
@@ -124,6 +136,26 @@ export const TopicSchema = z
         connect_timeout_ms: 10_000, headers_timeout_ms: 15_000, body_timeout_ms: 30_000, max_redirects: 5,
         max_retries: 2, retry_base_ms: 1000, max_backoff_ms: 600_000, allow_private: false,
       }),
+    training: z
+      .object({
+        corpus: z.string().min(1).optional().describe('A labelled corpus folder (corpus.json, site/, labels.tsv); relative to the topic file.'),
+        label: z.string().min(1).optional().describe('The corpus label that marks a training page as relevant (default: evaluation.label).'),
+        examples: z
+          .array(
+            z
+              .object({
+                file: z.string().min(1).describe('An HTML file, relative to the topic file.'),
+                relevant: z.boolean().describe('Whether the page is on-topic.'),
+                url: z.url({ protocol: /^https?$/ }).optional().describe('The page\'s URL, for the URL features (optional).'),
+              })
+              .strict(),
+          )
+          .default([])
+          .describe('Labelled example pages.'),
+      })
+      .strict()
+      .optional()
+      .describe('Labelled pages for `topicrawl train` (a corpus, examples, or both).'),
     evaluation: z
       .object({
         label: z.string().min(1).optional().describe('Corpus label that marks a page as truly on-topic.'),
