@@ -50,10 +50,11 @@ export function formatExplanation(e: PriorityExplanation): string {
   lines.push(
     '',
     'I(p) = x·IB + y·IL + z·ID, recomputed from the stored configuration:',
-    term('IB', i.ib, 'x', i.x, `s/(s+1), s = inlink_score ${num(e.inlinkScore)}`),
+    term('IB', i.ib, 'x', i.x, `best backlink evidence, inlink_score ${num(e.inlinkScore)}`),
     term('IL', i.il, 'y', i.y, 'Location Metric of the URL'),
     term('ID', i.id, 'z', i.z, `1/(1+depth), depth ${i.idDepth}`),
-    `  I(p) ${num(i.sum).padEnd(8)}  ${i.matchesStored ? '= the stored priority' : `≠ the stored priority ${num(e.priority)}`}`,
+    ...(i.factor !== 1 ? [`  I(p) ${num(i.sum).padEnd(8)}  × directory yield factor ${num(i.factor)} = ${num(i.sum * i.factor)}`] : []),
+    `  ${i.factor !== 1 ? 'prio' : 'I(p)'} ${num(i.sum * i.factor).padEnd(8)}  ${i.matchesStored ? '= the stored priority' : `≠ the stored priority ${num(e.priority)}`}`,
   );
   if (i.note) lines.push(`  note: ${i.note}`);
 

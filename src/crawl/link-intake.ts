@@ -29,7 +29,6 @@ export function intakeLinks(deps: IntakeDeps, page: PageInfo, found: AnalyzedLin
   const depth = page.depth + 1;
   const hashes = found.map((l) => Buffer.from(l.hash.buffer, l.hash.byteOffset, l.hash.byteLength));
   const known = deps.frontier.lookup(hashes);
-  const contribution = inlinkContribution(page.relevance);
   const infos: LinkInfo[] = [];
   const kept: number[] = [];
   let tooDeep = 0;
@@ -42,7 +41,7 @@ export function intakeLinks(deps: IntakeDeps, page: PageInfo, found: AnalyzedLin
     kept.push(i);
     infos.push({
       url: l.url, host: l.host, depth: k ? Math.min(k.depth, depth) : depth, anchor: l.anchor, known: k,
-      inlinks: (k?.inlinks ?? 0) + 1, inlinkScore: (k?.inlinkScore ?? 0) + contribution,
+      inlinks: (k?.inlinks ?? 0) + 1, inlinkScore: Math.max(k?.inlinkScore ?? 0, inlinkContribution(page.relevance, l)),
       anchorScore: l.anchorScore, contextScore: l.contextScore,
     });
   });

@@ -1,4 +1,4 @@
-import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
@@ -54,9 +54,23 @@ const CONTENT_TYPES: Record<string, string> = {
   '.pdf': 'application/pdf',
 };
 
-/** Content type served for a file name, from its extension. */
-export function contentTypeFor(file: string): string {
-  return CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
+/**
+ * Content type served for a file name, from its extension. A file with no extension (`/~user`,
+ * `/about`: common on real sites) is served as HTML when its first bytes look like HTML (`head`),
+ * as servers configured for such paths do; anything else unknown is application/octet-stream.
+ */
+export function contentTypeFor(file: string, head?: Buffer): string {
+  const ext = extname(file).toLowerCase();
+  const known = CONTENT_TYPES[ext];
+  if (known) return known;
+  if (ext === '' && head && looksLikeHtml(head)) return CONTENT_TYPES['.html'];
+  return 'application/octet-stream';
+}
+
+/** HTML markup near the start of a body (after blank space and comments): a doctype or a common opening tag. */
+export function looksLikeHtml(head: Buffer): boolean {
+  const text = head.subarray(0, 1024).toString('latin1').toLowerCase();
+  return /<(!doctype html|html|head|title|body|h[1-6]|p|a\s|!--|meta|base|pre|center|table|ul|dl|img|hr|br)[\s>]/.test(text);
 }
 
 /** Files up to this size are read in one go; larger ones are streamed. */
@@ -90,6 +104,22 @@ export function targetToRelativePath(target: string): string | null {
   }
   const rel = segments.join('/');
   return rel === '' || rel.endsWith('/') ? `${rel}index.html` : rel;
+}
+
+/** The first bytes of a file, read only when its name has no extension (see {@link contentTypeFor}). */
+async function readHead(file: FileHandle, size: number): Promise<Buffer | undefined> {
+  const buf = Buffer.alloc(Math.min(1024, size));
+  if (buf.length === 0) return undefined;
+  const { bytesRead } = await file.read(buf, 0, buf.length, 0);
+  return buf.subarray(0, bytesRead);
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Starts serving `<dir>/site/` on loopback. Throws E_CORPUS if the site folder is unusable. */
@@ -149,10 +179,18 @@ export async function startCorpusServer(dir: string, opts: CorpusServerOptions =
       const st = await file.stat();
       if (!st.isFile()) {
         closeFile();
+        // a folder named without its slash: redirect as web servers do, when it has an index page
+        const q = target.search(/[?#]/);
+        const path = q === -1 ? target : target.slice(0, q);
+        if (st.isDirectory() && !path.endsWith('/') && (await isFile(join(real, 'index.html')))) {
+          const location = `${path}/${q === -1 ? '' : target.slice(q).replace(/#.*$/, '')}`;
+          return finish(301, { location });
+        }
         return finish(404);
       }
       const size = st.size;
       const lastModified = st.mtime.toUTCString();
+      const type = extname(real) === '' ? contentTypeFor(real, await readHead(file, size)) : contentTypeFor(real);
       const etag = `"${size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
       const inm = req.headers['if-none-match'];
       const ims = req.headers['if-modified-since'];
@@ -161,11 +199,11 @@ export async function startCorpusServer(dir: string, opts: CorpusServerOptions =
       if (notModified || req.method === 'HEAD' || size === 0) {
         closeFile();
         if (notModified) res.writeHead(304, { 'last-modified': lastModified, etag });
-        else res.writeHead(200, { 'content-type': contentTypeFor(real), 'content-length': String(size), 'last-modified': lastModified, etag });
+        else res.writeHead(200, { 'content-type': type, 'content-length': String(size), 'last-modified': lastModified, etag });
         res.end();
         return;
       }
-      const headers = { 'content-type': contentTypeFor(real), 'content-length': String(size), 'last-modified': lastModified, etag };
+      const headers = { 'content-type': type, 'content-length': String(size), 'last-modified': lastModified, etag };
       if (size <= SMALL_FILE) {
         // small files (nearly all pages): one read, no stream machinery
         const buf = Buffer.allocUnsafe(size);

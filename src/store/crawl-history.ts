@@ -12,8 +12,8 @@ export function* seedUrls(db: Database.Database): Iterable<{ id: number; url: st
 }
 
 /** URLs still queued (or in flight at a crash), in id order. */
-export function* queuedUrls(db: Database.Database): Iterable<{ id: number; url: string }> {
-  yield* db.prepare('SELECT id, url FROM urls WHERE state IN (0, 1) ORDER BY id').iterate() as Iterable<{ id: number; url: string }>;
+export function* queuedUrls(db: Database.Database): Iterable<{ id: number; url: string; priority: number }> {
+  yield* db.prepare('SELECT id, url, priority FROM urls WHERE state IN (0, 1) ORDER BY id').iterate() as Iterable<{ id: number; url: string; priority: number }>;
 }
 
 type Row = {

@@ -6,7 +6,7 @@ import { UrlState } from '../store/schema.js';
 import { buildConfig, type Config } from '../topic/config.js';
 import { normalizeUrl } from '../url/normalize.js';
 import { urlHash } from '../url/url-hash.js';
-import { createImportance } from './best-first.js';
+import { backlinkImportance, createImportance } from './best-first.js';
 import { createStrategy } from './registry.js';
 import type { HistoryPage, Strategy, StrategyConfig } from './strategy.js';
 
@@ -23,7 +23,7 @@ export interface ImportanceParts {
   x: number;
   y: number;
   z: number;
-  /** IB = s / (s + 1), s = inlink_score */
+  /** IB = min(1, s), s = inlink_score: the best backlink evidence */
   ib: number;
   /** IL, the Location Metric of the URL */
   il: number;
@@ -33,7 +33,9 @@ export interface ImportanceParts {
   idDepth: number;
   /** x·IB + y·IL + z·ID as best-first computes it */
   sum: number;
-  /** whether the stored priority equals `sum` (within 1e-9) */
+  /** the directory yield factor in force (best-first family; 1 for other strategies or when unknown) */
+  factor: number;
+  /** whether the stored priority equals `sum` × `factor` (within 1e-9) */
   matchesStored: boolean;
   /** why they differ, when they do */
   note: string | null;
@@ -141,6 +143,7 @@ export function explainPriority(db: Database.Database, input: string): PriorityE
       .all(row.id) as { fromId: number; fromUrl: string; anchor: string }[]
   );
   const strategyConfig: StrategyConfig = { ...cfg.strategy, location: cfg.location };
+  const figures = strategyFigures(db, row.id, cfg.strategy.name, strategyConfig);
   return {
     input,
     url: row.url,
@@ -162,8 +165,8 @@ export function explainPriority(db: Database.Database, input: string): PriorityE
       ? { id: parentRow.id, url: parentRow.url, relevance: parentRow.relevance, relevant: parentRow.relevant === null ? null : parentRow.relevant === 1 }
       : null,
     anchors,
-    importance: importanceOf(db, row, strategyConfig, cfg.strategy.name),
-    strategy: strategyFigures(db, row.id, cfg.strategy.name, strategyConfig),
+    importance: importanceOf(db, row, strategyConfig, cfg.strategy.name, figures),
+    strategy: figures,
   };
 }
 
@@ -183,24 +186,28 @@ function decisionDepth(db: Database.Database, row: UrlRow): number {
   return last && row.hops === 0 ? Math.min(row.depth, last.depth + 1) : row.depth;
 }
 
-function importanceOf(db: Database.Database, row: UrlRow, cfg: StrategyConfig, strategyName: string): ImportanceParts {
+function importanceOf(db: Database.Database, row: UrlRow, cfg: StrategyConfig, strategyName: string, figures: StrategyFigures): ImportanceParts {
   const { score, il: locationMetric } = createImportance(cfg);
   const idDepth = decisionDepth(db, row);
   const s = row.inlink_score;
-  const ib = s / (s + 1);
+  const ib = backlinkImportance(s);
   const il = locationMetric(row.url);
   const id = 1 / (1 + idDepth);
   const sum = score(row.url, idDepth, s);
-  const matchesStored = Math.abs(sum - row.priority) <= 1e-9;
+  // best-first and best-first-fish multiply I(p) by the yield factor of the URL's directory
+  const f = figures.figures?.directory_factor;
+  const factor = typeof f === 'number' && /^best-first/.test(strategyName) ? f : 1;
+  const matchesStored = Math.abs(sum * factor - row.priority) <= 1e-9 * Math.max(1, row.priority);
   let note: string | null = null;
   if (Math.abs(cfg.x * ib + cfg.y * il + cfg.z * id - sum) > 1e-9) {
     note = 'the parts do not add up to best-first\'s score: its formula changed; this command needs updating';
   } else if (!matchesStored) {
     if (row.hops > 0) note = `reached by a redirect (${row.hops} hop${row.hops > 1 ? 's' : ''}): it inherited the priority of the redirecting URL`;
     else if (row.state === UrlState.PRUNED) note = 'pruned: its priority is that of the last decision that did not prune it';
+    else if (factor !== 1 && row.state !== UrlState.QUEUED) note = 'its directory\'s yield factor has moved since it was handed out';
     else note = `strategy ${strategyName} does not set the priority to I(p) (or not only)`;
   }
-  return { x: cfg.x, y: cfg.y, z: cfg.z, ib, il, id, idDepth, sum, matchesStored, note };
+  return { x: cfg.x, y: cfg.y, z: cfg.z, ib, il, id, idDepth, sum, factor, matchesStored, note };
 }
 
 /** Builds the crawl's strategy, replays the store into it as a resumed crawl does, and asks it. */

@@ -59,3 +59,27 @@ export class Uint8ById {
     this.a[id] = v;
   }
 }
+
+/** A growable Int32Array by URL id (ids of other URLs, small indexes). */
+export class Int32ById {
+  private a: Int32Array;
+
+  constructor(initial = 1024) {
+    this.a = new Int32Array(Math.max(16, initial));
+  }
+
+  get(id: number): number {
+    return id < this.a.length ? this.a[id] : 0;
+  }
+
+  set(id: number, v: number): void {
+    if (id >= this.a.length) {
+      let n = this.a.length;
+      while (n <= id) n *= 2;
+      const b = new Int32Array(n);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[id] = v;
+  }
+}

@@ -57,8 +57,8 @@ export interface ResumeState {
   seeds(): Iterable<{ id: number; url: string }>;
   /** Fetched pages in fetch order with their stored outlinks. */
   history(): Iterable<HistoryPage>;
-  /** URLs still queued, in id order. */
-  queued(): Iterable<{ id: number; url: string }>;
+  /** URLs still queued, in id order, with their stored priority. */
+  queued(): Iterable<{ id: number; url: string; priority: number }>;
 }
 
 /** One fetched page as the store remembers it, with the ids of the URLs it linked to. */
@@ -91,7 +91,7 @@ export interface LinkInfo {
   known: KnownUrl | null;
   /** Fetched pages linking here, this page included. */
   inlinks: number;
-  /** Sum of those pages' contributions (see `inlinkContribution`). */
+  /** The best of those pages' contributions, this link's included (see `inlinkContribution`). */
   inlinkScore: number;
   /** Relevance in [0,1] of the anchor text alone (computed with the page's scorer), if computed. */
   anchorScore?: number;
@@ -117,10 +117,18 @@ export interface StrategyConfig {
   damping: number;
   /** larger-sites-first: what a site is */
   site: 'domain' | 'host';
+  /** best-first family: pseudo-counts of the directory yield factor (0: off) */
+  feedback: number;
   location: { tokens: Readonly<Record<string, number>>; tld: Readonly<Record<string, number>>; segment_penalty: number };
 }
 
-/** How much a fetched page adds to the backlink score of each page it links to: 0.5 + 0.5·relevance. */
-export function inlinkContribution(relevance: number | null): number {
-  return 0.5 + 0.5 * (relevance ?? 0);
+/**
+ * The evidence one backlink gives that its target is on-topic, in [0,1]: the best of the linking
+ * page's relevance, its anchor text's relevance and half its context's (the text around the link).
+ * A URL's `inlink_score` is the best evidence over the fetched pages linking to it (a maximum, not a
+ * sum: a URL linked from many off-topic pages, such as a site's navigation, gains nothing from their
+ * number). Link-level scores come from page analysis (`LinkInfo.anchorScore` / `contextScore`).
+ */
+export function inlinkContribution(relevance: number | null, link?: { anchorScore?: number; contextScore?: number }): number {
+  return Math.max(relevance ?? 0, link?.anchorScore ?? 0, (link?.contextScore ?? 0) / 2);
 }

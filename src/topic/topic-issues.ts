@@ -218,6 +218,7 @@ export function semanticIssues(data: unknown): TopicIssue[] {
       }
     });
   }
+  out.push(...revisitIssues(valueAt(data, ['revisit', 'classes'])));
   for (const mapPath of [['keywords'], ['location', 'tokens'], ['location', 'tld']]) {
     const map = valueAt(data, mapPath);
     if (map === null || typeof map !== 'object' || Array.isArray(map)) continue;
@@ -232,6 +233,45 @@ export function semanticIssues(data: unknown): TopicIssue[] {
       }
     }
   }
+  return out;
+}
+
+/** revisit.classes: patterns compile (case-insensitive RegExps), names are unique, min_ms ≤ initial_ms ≤ max_ms. */
+function revisitIssues(classes: unknown): TopicIssue[] {
+  const out: TopicIssue[] = [];
+  if (!Array.isArray(classes)) return out;
+  const seen = new Set<string>();
+  classes.forEach((c: unknown, i) => {
+    if (c === null || typeof c !== 'object') return;
+    const cls = c as Record<string, unknown>;
+    if (typeof cls.name === 'string') {
+      if (seen.has(cls.name)) {
+        const path = ['revisit', 'classes', i, 'name'];
+        out.push({ path, key: formatKey(path), expected: 'a class name not used before', got: JSON.stringify(cls.name), text: `${formatKey(path)}: class ${JSON.stringify(cls.name)} is defined twice` });
+      }
+      seen.add(cls.name);
+    }
+    if (Array.isArray(cls.patterns)) {
+      cls.patterns.forEach((src: unknown, j) => {
+        if (typeof src !== 'string') return;
+        try {
+          new RegExp(src, 'i');
+        } catch (err) {
+          const path = ['revisit', 'classes', i, 'patterns', j];
+          const reason = (err as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
+          out.push({ path, key: formatKey(path), expected: 'a JavaScript regular expression', got: JSON.stringify(src), text: `${formatKey(path)}: invalid regular expression ${JSON.stringify(src)} (${reason})` });
+        }
+      });
+    }
+    const { min_ms: min, initial_ms: initial, max_ms: max } = cls;
+    if (typeof min === 'number' && typeof max === 'number' && min > max) {
+      const path = ['revisit', 'classes', i, 'min_ms'];
+      out.push({ path, key: formatKey(path), expected: `at most max_ms (${max})`, got: String(min), text: `${formatKey(path)}: must not exceed max_ms (${max}), got ${min}` });
+    } else if (typeof initial === 'number' && ((typeof min === 'number' && initial < min) || (typeof max === 'number' && initial > max))) {
+      const path = ['revisit', 'classes', i, 'initial_ms'];
+      out.push({ path, key: formatKey(path), expected: 'between min_ms and max_ms', got: String(initial), text: `${formatKey(path)}: must lie between min_ms (${String(min)}) and max_ms (${String(max)}), got ${initial}` });
+    }
+  });
   return out;
 }
 

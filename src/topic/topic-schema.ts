@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_REVISIT_CLASSES } from '../revisit/revisit-policy.js';
 
 /**
  * The schema of a topic file (YAML). Every key has a default except `name` and `seeds`, so a
@@ -83,10 +84,13 @@ export const TopicSchema = z
         pagerank_every: z.number().int().min(1).default(100).describe('partial-pagerank: recompute every K fetched pages.'),
         damping: z.number().gt(0).lt(1).default(0.85).describe('partial-pagerank: damping factor d.'),
         site: z.enum(['domain', 'host']).default('domain').describe('larger-sites-first: a site is a registrable domain or a host.'),
+        feedback: z.number().min(0).max(1000).default(3).describe(
+          "best-first, best-first-fish: pseudo-counts k of the directory yield factor (S + k)/(n + k) that multiplies a URL's priority, learnt from the pages recorded in its directory; 0 turns it off.",
+        ),
       })
       .strict()
       .default({
-        name: 'best-first-fish', x: 0.3, y: 0.4, z: 0.3, max_life: 3, delta: 0.5, beta: 0.8, gamma: 0.5, pagerank_every: 100, damping: 0.85, site: 'domain',
+        name: 'best-first-fish', x: 0.3, y: 0.4, z: 0.3, max_life: 3, delta: 0.5, beta: 0.8, gamma: 0.5, pagerank_every: 100, damping: 0.85, site: 'domain', feedback: 3,
       }),
     limits: z
       .object({
@@ -156,6 +160,31 @@ export const TopicSchema = z
       .strict()
       .optional()
       .describe('Labelled pages for `topicrawl train` (a corpus, examples, or both).'),
+    revisit: z
+      .object({
+        classes: z
+          .array(
+            z
+              .object({
+                name: z.string().min(1).describe('Class name: home, list, content, product, or your own.'),
+                patterns: z.array(z.string().min(1)).default([]).describe('Regular expressions tested (case-insensitively) on the whole URL; the first class with a match wins.'),
+                initial_ms: z.number().int().min(1).describe('Revisit interval until the page has min_checks checks (ms).'),
+                min_ms: z.number().int().min(1).describe('Shortest revisit interval (ms).'),
+                max_ms: z.number().int().min(1).describe('Longest revisit interval (ms); also for pages that change too fast for the budget, or never.'),
+              })
+              .strict(),
+          )
+          .default(() => DEFAULT_REVISIT_CLASSES.map((c) => ({ ...c, patterns: [...c.patterns] })))
+          .describe('URL classes in match order. A URL no pattern matches is "home" (host root or /index.*), "list" (many links per word) or "content".'),
+        budget_per_day: z.number().positive().default(10_000).describe('Revisits per day in all; the adaptive schedule (Cho & Garcia-Molina) shares them out for the best average freshness.'),
+        min_checks: z.number().int().min(1).default(3).describe('Checks before a page\'s own change rate sets its interval (before: the class\'s initial_ms).'),
+        max_failures: z.number().int().min(1).default(3).describe('Consecutive failed revisits after which a page is marked deleted (404 and 410 mark it at once).'),
+      })
+      .strict()
+      .default(() => ({
+        classes: DEFAULT_REVISIT_CLASSES.map((c) => ({ ...c, patterns: [...c.patterns] })), budget_per_day: 10_000, min_checks: 3, max_failures: 3,
+      }))
+      .describe('Revisiting fetched pages (topicrawl recrawl, crawl --revisit): URL classes, intervals and the check budget.'),
     evaluation: z
       .object({
         label: z.string().min(1).optional().describe('Corpus label that marks a page as truly on-topic.'),

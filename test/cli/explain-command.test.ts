@@ -53,7 +53,9 @@ function terms(stdout: string) {
     return { value: Number(m![1]), weight: Number(m![2]) };
   };
   const sum = stdout.match(/^ {2}I\(p\) +(\S+)/m);
-  return { ib: term('IB'), il: term('IL'), id: term('ID'), sum: Number(sum![1]) };
+  // best-first's priority is I(p) × the yield factor of the URL's directory, printed when it is not 1
+  const factor = stdout.match(/× directory yield factor (\S+)/);
+  return { ib: term('IB'), il: term('IL'), id: term('ID'), sum: Number(sum![1]), factor: factor ? Number(factor[1]) : 1 };
 }
 
 function checkParentAndAnchors(db: string, row: Row, stdout: string) {
@@ -95,10 +97,13 @@ describe('topicrawl explain', () => {
       expect(r.stdout).toContain(`priority         ${Number(row.priority.toFixed(6))} (now)`);
       const t = terms(r.stdout);
       const recombined = t.ib.weight * t.ib.value + t.il.weight * t.il.value + t.id.weight * t.id.value;
-      expect(recombined).toBeCloseTo(row.priority, 5);
-      expect(t.sum).toBeCloseTo(row.priority, 5);
-      expect(t.ib.value).toBeCloseTo(row.inlink_score / (row.inlink_score + 1), 5);
-      expect(r.stdout).toContain('= the stored priority');
+      expect(recombined).toBeCloseTo(t.sum, 5);
+      expect(t.ib.value).toBeCloseTo(Math.min(1, row.inlink_score), 5);
+      if (row.state === 0) {
+        // a queued URL's priority follows its directory's factor exactly
+        expect(recombined * t.factor).toBeCloseTo(row.priority, 5);
+        expect(r.stdout).toContain('= the stored priority');
+      }
       expect(r.stdout).toContain(`inlinks          ${row.inlinks} `);
       checkParentAndAnchors(db, row, r.stdout);
     }
@@ -119,7 +124,7 @@ describe('topicrawl explain', () => {
     const e = JSON.parse(j.stdout);
     expect(e).toMatchObject({ url: queued.url, id: queued.id, state: 'queued', priority: queued.priority, life: queued.life, inlinks: queued.inlinks });
     const i = e.importance;
-    expect(i.x * i.ib + i.y * i.il + i.z * i.id).toBeCloseTo(queued.priority, 12);
+    expect((i.x * i.ib + i.y * i.il + i.z * i.id) * i.factor).toBeCloseTo(queued.priority, 12);
     expect(i.matchesStored).toBe(true);
     const [parent] = query<{ url: string }>(db, 'SELECT url FROM urls WHERE id = ?', queued.parent_id);
     expect(e.parent.url).toBe(parent.url);

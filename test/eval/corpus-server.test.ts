@@ -32,6 +32,8 @@ beforeAll(async () => {
     'site/a.example/f.gif': 'gif',
     'site/a.example/f.pdf': 'pdf',
     'site/a.example/f.bin': 'bin',
+    'site/a.example/noext-html': '<HTML><HEAD><TITLE>Home page</TITLE></HEAD><BODY>hi</BODY></HTML>',
+    'site/a.example/noext-data': 'GIF89a binary-ish data',
     'site/b.example/index.html': '<h1>B home</h1>',
   });
   symlinkSync(join(outside, 'secret.txt'), join(dir, 'site/a.example/link.txt'));
@@ -69,10 +71,13 @@ describe('corpus server', () => {
     expect(b.body).toBe('<h1>B home</h1>');
   });
 
-  it('serves index.html for a path ending in "/", 404 for a directory without the slash', async () => {
+  it('serves index.html for a path ending in "/"; a directory without the slash redirects to it (404 without an index page)', async () => {
     expect((await get('/docs/')).body).toBe('<h1>A docs</h1>');
     expect((await get('/docs/?q=1')).body).toBe('<h1>A docs</h1>');
-    expect((await get('/docs')).status).toBe(404);
+    const moved = await get('/docs?q=1');
+    expect(moved.status).toBe(301);
+    expect(moved.headers.location).toBe('/docs/?q=1');
+    expect((await get('/docs')).headers.location).toBe('/docs/');
     expect((await get('/emptydir/')).status).toBe(404);
     expect((await get('/docs/page.html#frag')).body).toBe('<p>page</p>');
   });
@@ -112,6 +117,8 @@ describe('corpus server', () => {
     ['/f.gif', 'image/gif'],
     ['/f.pdf', 'application/pdf'],
     ['/f.bin', 'application/octet-stream'],
+    ['/noext-html', 'text/html; charset=utf-8'],
+    ['/noext-data', 'application/octet-stream'],
   ])('content type of %s is %s', async (path, type) => {
     const r = await get(path);
     expect(r.status).toBe(200);

@@ -144,7 +144,7 @@ describe('larger-sites-first: every recorded page counts, and resume rebuilds th
     urls.delete(1);
     urls.delete(5);
     const resumed = createLargerSitesFirst(strategyConfig());
-    resumed.resume!({ maxPriority: 3, seeds: () => [], history: () => [], queued: () => [...urls].map(([id, url]) => ({ id, url })) });
+    resumed.resume!({ maxPriority: 3, seeds: () => [], history: () => [], queued: () => [...urls].map(([id, url]) => ({ id, url, priority: 0 })) });
     for (const id of urls.keys()) expect(resumed.explain!(id)).toMatchObject({ waiting: (live.explain!(id) as { waiting: number }).waiting });
     expect((resumed.explain!(6) as { waiting: number }).waiting).toBe(2); // c.test: 3 queued, 1 fetched
   });

@@ -54,19 +54,19 @@ describe('strategies', () => {
     const s = createStrategy('best-first', cfg);
     const [deep, shallow] = s.onPageFetched(page(), [link('http://a.test/x', { depth: 3 }), link('http://a.test/x', { depth: 1 })]);
     expect(shallow!.priority).toBeGreaterThan(deep!.priority);
-    const [few, many] = s.onPageFetched(page(), [link('http://a.test/x', { inlinkScore: 0.5 }), link('http://a.test/x', { inlinkScore: 3 })]);
-    expect(many!.priority).toBeGreaterThan(few!.priority);
+    const [weak, strong] = s.onPageFetched(page(), [link('http://a.test/x', { inlinkScore: 0.2 }), link('http://a.test/x', { inlinkScore: 0.9 })]);
+    expect(strong!.priority).toBeGreaterThan(weak!.priority);
     const [off, on] = s.onPageFetched(page(), [link('http://travel.test/x'), link('http://tobacco.test/x')]);
     expect(on!.priority).toBeGreaterThan(off!.priority);
   });
 
   it('best-first priority is exactly x·IB + y·IL + z·ID', () => {
     const only = (x: number, y: number, z: number) => createStrategy('best-first', { ...cfg, x, y, z });
-    const l = link('http://tobacco.test/a/b', { depth: 2, inlinkScore: 1 });
+    const l = link('http://tobacco.test/a/b', { depth: 2, inlinkScore: 0.6 });
     const ib = only(1, 0, 0).onPageFetched(page(), [l])[0]!.priority;
     const il = only(0, 1, 0).onPageFetched(page(), [l])[0]!.priority;
     const id = only(0, 0, 1).onPageFetched(page(), [l])[0]!.priority;
-    expect(ib).toBeCloseTo(0.5);
+    expect(ib).toBeCloseTo(0.6); // IB is the best backlink evidence itself
     expect(id).toBeCloseTo(1 / 3);
     expect(il).toBeCloseTo(createLocationMetric(cfg.location)('http://tobacco.test/a/b'));
     expect(createStrategy('best-first', cfg).onPageFetched(page(), [l])[0]!.priority).toBeCloseTo(0.3 * ib + 0.4 * il + 0.3 * id);

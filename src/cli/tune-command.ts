@@ -1,0 +1,209 @@
+import { isDeepStrictEqual } from 'node:util';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { isScalar, parseDocument, type Document } from 'yaml';
+import { TopicrawlError } from '../errors.js';
+import { tuneTopic, type TrialRecord, type TuneFigures, type TuneObjective, type TuneResult, type TuneValidation } from '../eval/tune-runner.js';
+import type { TuneParams } from '../eval/tune-search.js';
+import { loadConfig } from '../topic/config.js';
+import { splitList } from './eval-command.js';
+import { table } from './format.js';
+
+export interface TuneArgs {
+  corpus: string;
+  topic: string;
+  budget?: number;
+  trials?: number;
+  /** Comma-separated URLs (or repeated flags): validate on the same topic from these seeds. */
+  validateSeeds?: string[];
+  /** Validate on this topic file (its seeds and label, the same corpus). */
+  validateTopic?: string;
+  /** The tuned topic file (default `<topic name>.tuned.yaml` in the working folder). */
+  out?: string;
+  seed?: number;
+  objective?: string;
+  json?: boolean;
+  /** `--set key.path=value` overrides (of the topic and of the validation topic; not written). */
+  set?: string[];
+}
+
+/** A key changed in the tuned file. */
+export interface TopicEdit {
+  path: (string | number)[];
+  value: unknown;
+}
+
+const f3 = (x: number) => x.toFixed(3);
+const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(3)}`;
+const fmtParams = (p: TuneParams) => `x=${p.x.toFixed(2)} y=${p.y.toFixed(2)} z=${p.z.toFixed(2)} life=${p.max_life} thr=${p.threshold.toFixed(2)}`;
+const HEADER_MARK = ' Tuned by topicrawl tune';
+
+/** The figure of the objective. */
+const score = (f: TuneFigures, o: TuneObjective) => (o === 'auc' ? f.auc : f.harvest_rate);
+
+/** The progress line of one trial (stderr). */
+export function formatTrial(t: TrialRecord, total: number, best: TrialRecord): string {
+  return `trial ${t.trial}/${total}  ${fmtParams(t.params)}  auc ${f3(t.figures.auc)} harvest ${f3(t.figures.harvest_rate)}  (best ${f3(best.score)})`;
+}
+
+/** The keys of the topic file that the tuned settings change. */
+export function tunedEdits(p: TuneParams): TopicEdit[] {
+  return [
+    { path: ['strategy', 'x'], value: p.x }, { path: ['strategy', 'y'], value: p.y }, { path: ['strategy', 'z'], value: p.z },
+    { path: ['strategy', 'max_life'], value: p.max_life }, { path: ['relevance', 'threshold'], value: p.threshold },
+  ];
+}
+
+/** Edits that keep the file's relative paths pointing at the same files when it is written in another folder. */
+export function relocationEdits(source: string, fromDir: string, toDir: string): TopicEdit[] {
+  if (resolve(fromDir) === resolve(toDir)) return [];
+  const data = (parseDocument(source.replace(/^\uFEFF/, '')).toJS() ?? {}) as { relevance?: { classifier?: { model?: unknown } }; training?: { corpus?: unknown; examples?: { file?: unknown }[] } };
+  const edits: TopicEdit[] = [];
+  const move = (path: (string | number)[], p: unknown) => {
+    if (typeof p === 'string' && p !== '' && !isAbsolute(p)) edits.push({ path, value: relative(toDir, resolve(fromDir, p)) || '.' });
+  };
+  move(['relevance', 'classifier', 'model'], data.relevance?.classifier?.model);
+  move(['training', 'corpus'], data.training?.corpus);
+  (Array.isArray(data.training?.examples) ? data.training.examples : []).forEach((e, i) => move(['training', 'examples', i, 'file'], e?.file));
+  return edits;
+}
+
+/** Text of a scalar for the file: numbers as printed by JS, strings plain when safe, else double-quoted. */
+function scalarText(v: unknown): string {
+  if (typeof v === 'string') return /^[A-Za-z0-9_./][\w./-]*$/.test(v) && !/^(true|false|null|yes|no|on|off|~|[-+.\d][\d.eE+-]*)$/i.test(v) ? v : JSON.stringify(v);
+  return String(v);
+}
+
+/** Drops a note left by an earlier `tune` at the top of the comment (up to its first blank line). */
+function withoutOldHeader(comment: string | null | undefined): string {
+  if (!comment || !comment.startsWith(HEADER_MARK)) return comment ?? '';
+  const end = comment.indexOf('\n\n');
+  return end < 0 ? '' : comment.slice(end + 2);
+}
+
+/**
+ * The original topic text with `edits` applied and `header` (comment lines, without `#`) on top.
+ * Existing plain values are replaced in place (every other byte kept); when a key is missing or
+ * not a simple value, the yaml Document API rewrites the file (comments and other keys kept, layout
+ * normalised). Either way the result is checked to parse to exactly the edited data.
+ */
+export function tunedTopicText(source: string, edits: readonly TopicEdit[], header: string[]): string {
+  const text = source.replace(/^\uFEFF/, '');
+  const expected = parseDocument(text);
+  for (const e of edits) expected.setIn(e.path, e.value);
+  const want = expected.toJS();
+  const spliced = splice(text, edits, header);
+  if (spliced !== null && isDeepStrictEqual(parseDocument(spliced).toJS(), want)) return spliced;
+  const doc: Document = parseDocument(text);
+  for (const e of edits) doc.setIn(e.path, e.value);
+  const rest = withoutOldHeader(doc.commentBefore);
+  doc.commentBefore = header.map((l) => ` ${l}`).join('\n') + (rest ? `\n\n${rest}` : '');
+  return doc.toString();
+}
+
+function splice(text: string, edits: readonly TopicEdit[], header: string[]): string | null {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) return null;
+  const cuts: [number, number, string][] = [];
+  for (const e of edits) {
+    const node = doc.getIn(e.path, true);
+    if (!isScalar(node) || !node.range || typeof node.value !== typeof e.value || !['PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE'].includes(node.type ?? '')) return null;
+    cuts.push([node.range[0], node.range[1], scalarText(e.value)]);
+  }
+  let out = text;
+  for (const [a, b, s] of cuts.sort((p, q) => q[0] - p[0])) out = out.slice(0, a) + s + out.slice(b);
+  const lines = out.split('\n');
+  if (lines[0]?.startsWith(`#${HEADER_MARK}`)) {
+    const blank = lines.findIndex((l) => l.trim() === '');
+    lines.splice(0, blank < 0 ? lines.length : blank + 1);
+  }
+  return `${header.map((l) => `# ${l}`).join('\n')}\n\n${lines.join('\n')}`;
+}
+
+/** The comment written at the top of the tuned file. */
+export function tuneHeader(r: TuneResult, corpusDir: string, set: readonly string[]): string[] {
+  const b = r.baseline;
+  const t = r.best;
+  const changed = tunedEdits(t.params)
+    .map((e, i) => ({ key: e.path.join('.'), from: tunedEdits(b.params)[i].value, to: e.value }))
+    .filter((c) => c.from !== c.to)
+    .map((c) => `${c.key} ${c.from} → ${c.to}`);
+  const fig = (f: TuneFigures | undefined, g: TuneFigures | undefined) =>
+    f && g ? `auc ${f3(f.auc)} → ${f3(g.auc)} (${signed(g.auc - f.auc)}), harvest ${f3(f.harvest_rate)} → ${f3(g.harvest_rate)} (${signed(g.harvest_rate - f.harvest_rate)})` : '';
+  const lines = [
+    `${HEADER_MARK.trim()} on ${new Date().toISOString()}: corpus ${r.corpus} (${corpusDir}), label "${r.label}",`,
+    `  strategy ${r.strategy}, budget ${r.budget} pages, ${r.trials} trials (seed ${r.seed}), objective ${r.objective}.`,
+    `  Changed: ${changed.length ? changed.join(', ') : 'nothing (no trial beat the file\'s settings)'}.`,
+    `  Tuning seeds, file's settings → tuned: ${fig(b.tuning, t.tuning)}.`,
+  ];
+  if (r.validation) {
+    const v = r.validation;
+    const what = v.kind === 'seeds' ? `seeds ${v.seeds.join(', ')}` : `topic ${v.topic} (${v.file}, label "${v.label}")`;
+    lines.push(`  Validation on ${what}: ${fig(b.validation, t.validation)}.`);
+  }
+  if (set.length) lines.push(`  Overrides in force while tuning (not written here): ${set.map((s) => `--set ${s}`).join(' ')}`);
+  return lines;
+}
+
+/** Whether the gain holds on validation, in a sentence (or a warning). */
+export function verdict(r: TuneResult): string {
+  const o = r.objective;
+  const gain = score(r.best.tuning, o) - score(r.baseline.tuning, o);
+  if (r.best.trial === 1) return `no trial beat the file's settings (${o} ${f3(score(r.baseline.tuning, o))}); the tuned file keeps them`;
+  if (!r.best.validation || !r.baseline.validation) return `gain ${signed(gain)} ${o} on tuning (no validation set: give --validate-seeds or --validate-topic to check it holds)`;
+  if (r.baseline.validation.fetched === 0 && r.best.validation.fetched === 0) return `gain ${signed(gain)} ${o} on tuning; warning: the validation crawls fetched no pages (are its seeds pages of the corpus?)`;
+  const vgain = score(r.best.validation, o) - score(r.baseline.validation, o);
+  if (vgain < 0) return `warning: the tuned settings do worse on the validation set than the file's (${o} ${signed(vgain)}; ${signed(gain)} on tuning): overfitting?`;
+  return `gain ${signed(gain)} ${o} on tuning, ${signed(vgain)} on validation${vgain === 0 ? ' (no change there)' : ''}`;
+}
+
+/** The terminal report: baseline and best side by side, then the verdict. */
+export function formatTuneTable(r: TuneResult): string {
+  const head = `tune: topic ${r.topic} (${r.strategy}), corpus ${r.corpus}, label "${r.label}" (${r.relevant_in_corpus} relevant pages), ` +
+    `budget ${r.budget} pages, ${r.trials} trials, objective ${r.objective}, seed ${r.seed}`;
+  const cols = ['settings', 'trial', 'x', 'y', 'z', 'life', 'thr', 'auc', 'harvest', 'recall'];
+  if (r.validation) cols.push('val auc', 'val harvest', 'val recall');
+  const row = (name: string, s: TuneResult['baseline'], trial: number) => {
+    const cells: (string | number)[] = [name, trial, s.params.x.toFixed(2), s.params.y.toFixed(2), s.params.z.toFixed(2), s.params.max_life, s.params.threshold.toFixed(2),
+      f3(s.tuning.auc), f3(s.tuning.harvest_rate), f3(s.tuning.target_recall)];
+    if (s.validation) cells.push(f3(s.validation.auc), f3(s.validation.harvest_rate), f3(s.validation.target_recall));
+    return cells;
+  };
+  const lines = [head];
+  if (r.validation) {
+    const v = r.validation;
+    lines.push(`validation: ${v.kind === 'seeds' ? `seeds ${v.seeds.join(', ')}` : `topic ${v.topic} (${v.file}), label "${v.label}"`} (${v.relevant_in_corpus} relevant pages)`);
+  }
+  lines.push(table(cols, [row('baseline', r.baseline, 1), row('best', r.best, r.best.trial)]), '', verdict(r));
+  return lines.join('\n');
+}
+
+/**
+ * `topicrawl tune`: tunes the topic's strategy.x/y/z, max_life and relevance.threshold on the corpus
+ * (see tuneTopic), writes the tuned topic file and prints the report (or JSON) on `out`, one line
+ * per trial on `progress`.
+ */
+export async function runTuneCommand(args: TuneArgs, out: { log: (s: string) => void }, progress: (s: string) => void): Promise<{ result: TuneResult; file: string }> {
+  const set = args.set ?? [];
+  const config = loadConfig(args.topic, { set });
+  const vseeds = splitList(args.validateSeeds);
+  if (vseeds && args.validateTopic !== undefined) throw new TopicrawlError('E_USAGE', '--validate-seeds and --validate-topic: give one or the other', { flag: '--validate-seeds' });
+  let validation: TuneValidation | undefined;
+  if (vseeds) validation = { kind: 'seeds', seeds: vseeds };
+  else if (args.validateTopic !== undefined) validation = { kind: 'topic', config: loadConfig(args.validateTopic, { set }), file: args.validateTopic };
+  const source = readFileSync(args.topic, 'utf8');
+  const file = resolve(args.out ?? `${config.name}.tuned.yaml`);
+  if (!existsSync(dirname(file)) || existsSync(file) && statSync(file).isDirectory()) {
+    throw new TopicrawlError('E_USAGE', `--out ${args.out ?? file}: not a file in an existing folder`, { flag: '--out' });
+  }
+  const result = await tuneTopic({
+    config, corpusDir: args.corpus, budget: args.budget, trials: args.trials, seed: args.seed, objective: args.objective as TuneObjective | undefined, validation,
+    onTrial: (t, n, best) => progress(formatTrial(t, n, best)),
+    onValidation: (which) => progress(`validation: ${which === 'baseline' ? "the file's settings" : 'the tuned settings'}…`),
+  });
+  const edits = [...tunedEdits(result.best.params), ...relocationEdits(source, dirname(resolve(args.topic)), dirname(file))];
+  writeFileSync(file, tunedTopicText(source, edits, tuneHeader(result, args.corpus, set)));
+  if (args.json) out.log(JSON.stringify({ ...result, verdict: verdict(result), file }, null, 2));
+  else out.log(`${formatTuneTable(result)}\nwrote ${file}`);
+  return { result, file };
+}

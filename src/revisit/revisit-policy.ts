@@ -1,0 +1,234 @@
+import { estimateChangeRate } from './change-rate.js';
+
+/**
+ * When to revisit a page: the class's initial interval until enough checks exist, then the
+ * freshness-optimal interval for the page's estimated change rate (Cho & Garcia-Molina 2000,
+ * "Synchronizing a database to improve freshness"), clamped to the class's bounds.
+ *
+ * The allocation: maximise Σ F(λ_i, f_i), F(λ, f) = (f/λ)(1 − e^{−λ/f}), under Σ f_i = budget.
+ * With r = λ/f, ∂F/∂f = g(r)/λ where g(r) = 1 − (1 + r)e^{−r} rises from 0 to 1. Setting
+ * ∂F/∂f = μ (the Lagrange multiplier) gives g(λ/f) = μλ: a solution exists only when μλ < 1; a
+ * page with μλ ≥ 1 changes too fast to be worth the budget and gets f = 0 (the class's longest
+ * interval). As λ grows from 0, the optimal f first rises (≈ √(λ/2μ) for small λ), then falls to
+ * 0 at λ = 1/μ: the faster pages get more checks only up to a point.
+ */
+
+const DAY_MS = 86_400_000;
+
+/** One URL class of a topic (`revisit.classes[]`): which URLs it holds and its revisit interval bounds. */
+export interface RevisitClassConfig {
+  /** Class name: 'home', 'list', 'content', 'product' or a topic's own. */
+  name: string;
+  /** Regular expressions (JavaScript syntax, tested case-insensitively on the whole normalised URL). */
+  patterns: readonly string[];
+  /** Interval before the page has `min_checks` checks (ms). */
+  initial_ms: number;
+  /** Shortest interval (ms). */
+  min_ms: number;
+  /** Longest interval (ms); also the interval of a page that changes too fast or never. */
+  max_ms: number;
+}
+
+/**
+ * What the policy needs to know about one page's revisit history. A *check* is a revisit whose
+ * result was compared with the stored copy (a 304 counts, unchanged); the first fetch is not a
+ * check. `firstCheckAt` is the time (ms since epoch) of the fetch that gave the copy the first
+ * check compared against, `lastCheckAt` the time of the latest check (or of that fetch when
+ * checks = 0). So the estimator's span is lastCheckAt − firstCheckAt and f = checks / span.
+ */
+export interface PageRevisitState {
+  /** Class name (see url-class.ts). */
+  cls: string;
+  /** Checks done. */
+  checks: number;
+  /** Checks that found a change (different hash of the normalised text). */
+  changes: number;
+  firstCheckAt: number;
+  lastCheckAt: number;
+}
+
+/** Bounds on a page's check frequency, in checks per day. */
+export interface FrequencyBounds {
+  minPerDay: number;
+  maxPerDay: number;
+}
+
+/** g(r) = 1 − (1 + r)e^{−r}, computed without cancellation for small r. */
+function g(r: number): number {
+  if (r < 1e-4) return (r * r) / 2 - (r * r * r) / 3;
+  return -Math.expm1(-r) - r * Math.exp(-r);
+}
+
+/** r such that g(r) = y, for 0 < y < 1 (bisection on the increasing g). */
+function gInverse(y: number): number {
+  if (y < 1e-10) return Math.sqrt(2 * y);
+  let lo = 0;
+  let hi = 1;
+  while (g(hi) < y) hi *= 2;
+  for (let i = 0; i < 100 && hi - lo > 1e-12 * hi; i++) {
+    const mid = (lo + hi) / 2;
+    if (g(mid) < y) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/**
+ * The freshness-optimal check frequency (checks per day) of a page with change rate `rate`
+ * (changes per day) for the multiplier `mu` (days): the f that solves ∂F/∂f = μ, or 0 when
+ * μ·rate ≥ 1 or rate ≤ 0 (a page that never changes needs no checks). Not clamped.
+ */
+export function optimalFrequency(rate: number, mu: number): number {
+  if (!(rate > 0) || !Number.isFinite(rate)) return 0;
+  if (!(mu > 0)) return Infinity;
+  const y = mu * rate;
+  if (y >= 1) return 0;
+  return rate / gInverse(y);
+}
+
+/** The frequency bounds of a class: [1/max interval, 1/min interval] in checks per day. */
+export function classFrequencyBounds(cls: RevisitClassConfig): FrequencyBounds {
+  return { minPerDay: DAY_MS / cls.max_ms, maxPerDay: DAY_MS / cls.min_ms };
+}
+
+function clamp(x: number, lo: number, hi: number): number {
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
+/**
+ * The multiplier μ (days) at which the pages' optimal frequencies add up to `budgetPerDay`
+ * checks per day: Σ f_i(μ) = budget, by bisection on log μ (Σ f_i falls as μ grows). `bounds`
+ * (optional, one for all pages or one per page) clamps each f_i first, as the intervals will be
+ * clamped, so that the clamped schedule spends the budget. Returns Infinity when the budget is
+ * at or below what the lower bounds alone spend (or no page has a positive rate: every page then
+ * gets its longest interval), and 0 when even the upper bounds cannot spend it.
+ */
+export function solveMu(
+  rates: readonly number[],
+  budgetPerDay: number,
+  bounds?: FrequencyBounds | readonly FrequencyBounds[],
+): number {
+  const boundAt = (i: number): FrequencyBounds =>
+    bounds === undefined ? { minPerDay: 0, maxPerDay: Infinity } : Array.isArray(bounds) ? (bounds as readonly FrequencyBounds[])[i] : (bounds as FrequencyBounds);
+  const total = (mu: number): number => {
+    let s = 0;
+    for (let i = 0; i < rates.length; i++) {
+      const b = boundAt(i);
+      s += clamp(optimalFrequency(rates[i], mu), b.minPerDay, b.maxPerDay);
+    }
+    return s;
+  };
+  let maxRate = 0;
+  let minRate = Infinity;
+  for (const r of rates) {
+    if (r > 0 && Number.isFinite(r)) {
+      maxRate = Math.max(maxRate, r);
+      minRate = Math.min(minRate, r);
+    }
+  }
+  if (maxRate === 0) return Infinity;
+  // Above 1/minRate every f is 0 (only lower bounds spend); below, Σ f grows without bound as μ → 0.
+  let hi = 1 / minRate;
+  if (total(hi) >= budgetPerDay) return Infinity;
+  let lo = hi;
+  for (let i = 0; i < 200 && total(lo) < budgetPerDay; i++) lo /= 4;
+  if (total(lo) < budgetPerDay) return 0;
+  for (let i = 0; i < 200 && hi / lo > 1 + 1e-12; i++) {
+    const mid = Math.sqrt(lo * hi);
+    if (total(mid) > budgetPerDay) lo = mid;
+    else hi = mid;
+  }
+  return Math.sqrt(lo * hi);
+}
+
+/**
+ * The rule used when no budget multiplier is known (`mu: null`): check about once per expected
+ * change (I = 1/λ̂, expected freshness 63%).
+ */
+function intervalWithoutBudgetMs(rate: number): number {
+  return rate > 0 ? DAY_MS / rate : Infinity;
+}
+
+/**
+ * How far the interval may run ahead of the evidence: at most this many times the page's mean
+ * interval so far (span / checks). An estimate of 0 changes from 3 daily checks says little about
+ * a month, so such a page stretches its interval step by step instead of jumping to max_ms.
+ */
+export const MAX_GROWTH = 2;
+
+/**
+ * The next revisit interval (ms) of a page: the class's `initial_ms` until it has `minChecks`
+ * checks; then λ̂ = estimateChangeRate(checks, changes, span in days) and, with `mu` from
+ * {@link solveMu}, the interval 1/f of the freshness-optimal frequency (a page changing too fast
+ * for the budget, or not at all, gets `max_ms`); with `mu: null`, 1/λ̂. Then capped at
+ * {@link MAX_GROWTH} × the page's mean interval so far (but never below initial_ms), and always
+ * within [min_ms, max_ms].
+ */
+export function nextIntervalMs(
+  state: PageRevisitState,
+  cls: RevisitClassConfig,
+  opts: { minChecks: number; mu: number | null },
+): number {
+  const lo = Math.min(cls.min_ms, cls.max_ms);
+  const hi = Math.max(cls.min_ms, cls.max_ms);
+  if (state.checks < Math.max(opts.minChecks, 1)) return clamp(cls.initial_ms, lo, hi);
+  const rate = estimateChangeRate(state.checks, state.changes, (state.lastCheckAt - state.firstCheckAt) / DAY_MS);
+  if (rate === null) return clamp(cls.initial_ms, lo, hi);
+  let interval: number;
+  if (opts.mu === null) interval = intervalWithoutBudgetMs(rate);
+  else {
+    const f = optimalFrequency(rate, opts.mu);
+    interval = f > 0 ? DAY_MS / f : Infinity;
+  }
+  const meanInterval = (state.lastCheckAt - state.firstCheckAt) / state.checks;
+  interval = Math.min(interval, MAX_GROWTH * Math.max(meanInterval, cls.initial_ms / MAX_GROWTH));
+  return clamp(interval, lo, hi);
+}
+
+/**
+ * The frequency bounds (checks per day) {@link nextIntervalMs} will apply to this page once it has
+ * an estimate: the class's, with the lower bound raised by the {@link MAX_GROWTH} cap. Pass these
+ * to {@link solveMu} (one per page) so that the clamped schedule spends the budget.
+ */
+export function pageFrequencyBounds(state: PageRevisitState, cls: RevisitClassConfig): FrequencyBounds {
+  const b = classFrequencyBounds(cls);
+  if (state.checks <= 0) return b;
+  const meanInterval = (state.lastCheckAt - state.firstCheckAt) / state.checks;
+  const capMs = MAX_GROWTH * Math.max(meanInterval, cls.initial_ms / MAX_GROWTH);
+  const minPerDay = Math.min(Math.max(b.minPerDay, DAY_MS / capMs), b.maxPerDay);
+  return { minPerDay, maxPerDay: b.maxPerDay };
+}
+
+/** λ̂ of a page state in changes per day (null before the first check); a convenience over estimateChangeRate. */
+export function pageChangeRate(state: PageRevisitState): number | null {
+  return estimateChangeRate(state.checks, state.changes, (state.lastCheckAt - state.firstCheckAt) / DAY_MS);
+}
+
+/** The built-in classes (also the topic schema's defaults for `revisit.classes`). */
+export const DEFAULT_REVISIT_CLASSES: readonly RevisitClassConfig[] = Object.freeze([
+  {
+    name: 'home',
+    patterns: ['^https?://[^/]+/?(index\\.[a-z0-9]+|default\\.[a-z0-9]+|home\\.[a-z0-9]+)?(\\?[^#]*)?$'],
+    initial_ms: DAY_MS, min_ms: 3_600_000, max_ms: 7 * DAY_MS,
+  },
+  {
+    name: 'list',
+    patterns: [
+      '/(category|categories|tag|tags|archive|archives|list|lists|section|sections|topic|topics|channel|channels|label|labels)(/|\\?|$)',
+      '/(news|blog|articles|posts|stories|forum|forums)/?(\\?[^#]*)?$',
+      '[?&](page|pg|paged|start|offset)=\\d+',
+      '/page/\\d+/?$',
+    ],
+    initial_ms: DAY_MS, min_ms: 3_600_000, max_ms: 7 * DAY_MS,
+  },
+  {
+    name: 'product',
+    patterns: ['/(product|products|item|items|dp|sku|goods)/[^/?#]+', '[?&](product_id|productid|item_id|itemid|sku|pid)='],
+    initial_ms: 3 * DAY_MS, min_ms: 6 * 3_600_000, max_ms: 30 * DAY_MS,
+  },
+  {
+    name: 'content',
+    patterns: ['/(19|20)\\d{2}/\\d{1,2}/', '/(article|articles|post|posts|story|stories|news|blog|wiki|doc|docs)/[^/?#]+'],
+    initial_ms: 7 * DAY_MS, min_ms: DAY_MS, max_ms: 60 * DAY_MS,
+  },
+].map((c) => Object.freeze({ ...c, patterns: Object.freeze(c.patterns) })));

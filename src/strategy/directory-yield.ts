@@ -1,0 +1,160 @@
+import { Float64ById, Int32ById, Uint8ById } from './id-arrays.js';
+import type { PageInfo, PriorityUpdate, ResumeState } from './strategy.js';
+
+/**
+ * Directory yield: what the crawl has learnt about the places URLs live in, as a factor on their
+ * priority. A directory is a URL's host and path up to its last "/" (`a.edu/courses/`). Each page
+ * recorded there scores a success: 1 when it was relevant, its relevance when not, 0 when it had
+ * no content (an error, a 404, not HTML). With S successes out of n recorded pages,
+ *
+ *   factor = (S + k) / (n + k)        (k = strategy.feedback, pseudo-counts of a neutral prior)
+ *
+ * so an unseen directory has factor 1, one that keeps answering 404 or off-topic pages sinks
+ * (5 dead links of 5 with k = 3: 0.375), and one that keeps giving relevant pages stays at 1. A
+ * URL's priority is its strategy's score (its base) × the factor of its directory, so a cluster of
+ * dead links or an off-topic section found through one good parent stops eating the budget after
+ * a few fetches instead of all of it. Redirects count neither way.
+ *
+ * Queued URLs follow their directory: the factor in force moves only when the live one has moved
+ * by more than 10% since (hysteresis), and then every URL waiting in that directory is re-ranked
+ * through takeUpdates() (base × new factor). Bases are kept per URL id; a directory's waiting URLs
+ * are a linked list in typed arrays (recorded URLs are unlinked).
+ *
+ * Resume: replaying the history (fetch order) rebuilds the counts and the factors in force exactly
+ * as they were live; the waiting URLs' bases are their stored priorities divided by their factor.
+ */
+export const REFACTOR = 0.1;
+
+export class DirectoryYield {
+  private readonly dirIndex = new Map<string, number>();
+  private success: number[] = [0];
+  private seen: number[] = [0];
+  private applied: number[] = [1];
+  private head: number[] = [0];
+  private readonly base = new Float64ById();
+  /** directory of each URL id ever tracked (kept after it is recorded, for explain) */
+  private readonly dirOf = new Int32ById();
+  /** 1 while the id waits in its directory's list */
+  private readonly linked = new Uint8ById();
+  private readonly prev = new Int32ById();
+  private readonly next = new Int32ById();
+  private readonly dirty = new Set<number>();
+
+  constructor(private readonly k: number) {}
+
+  get enabled(): boolean {
+    return this.k > 0;
+  }
+
+  /** The factor in force for a URL's directory (1 when disabled or unseen). */
+  factorFor(url: string): number {
+    if (!this.enabled) return 1;
+    const d = this.dirIndex.get(directoryOf(url));
+    return d === undefined ? 1 : this.applied[d];
+  }
+
+  /** A URL now waits with priority `base` × its directory's factor (replaces what was known of it). */
+  track(id: number, url: string, base: number): void {
+    if (!this.enabled) return;
+    this.untrack(id);
+    const d = this.dir(url);
+    this.base.set(id, base);
+    this.dirOf.set(id, d);
+    this.linked.set(id, 1);
+    this.prev.set(id, 0);
+    this.next.set(id, this.head[d]);
+    if (this.head[d]) this.prev.set(this.head[d], id);
+    this.head[d] = id;
+  }
+
+  /**
+   * A page's outcome was recorded (`ids` as `Strategy.onLinksStored` gets them): it stops waiting,
+   * and its directory's counts take its success, unless it was a redirect.
+   */
+  recorded(page: PageInfo, ids: readonly number[]): void {
+    if (!this.enabled) return;
+    this.untrack(page.id);
+    const redirect = page.relevance === null && ids.length > 0;
+    if (redirect) return;
+    const d = this.dir(page.url);
+    this.dirOf.set(page.id, d);
+    this.seen[d]++;
+    this.success[d] += page.relevant ? 1 : (page.relevance ?? 0);
+    const live = (this.success[d] + this.k) / (this.seen[d] + this.k);
+    if (Math.abs(live - this.applied[d]) > REFACTOR * this.applied[d]) {
+      this.applied[d] = live;
+      if (this.head[d]) this.dirty.add(d);
+    }
+  }
+
+  /** New priorities of waiting URLs whose directory's factor moved. */
+  takeUpdates(): PriorityUpdate[] {
+    if (this.dirty.size === 0) return [];
+    const out: PriorityUpdate[] = [];
+    for (const d of this.dirty) {
+      const f = this.applied[d];
+      for (let id = this.head[d]; id; id = this.next.get(id)) out.push({ id, priority: this.base.get(id) * f });
+    }
+    this.dirty.clear();
+    return out;
+  }
+
+  /** Rebuilds the counts from the history, then the waiting URLs from their stored priorities. */
+  resume(state: ResumeState): void {
+    if (!this.enabled) return;
+    for (const h of state.history()) this.recorded(h.page, h.outlinks);
+    this.dirty.clear();
+    for (const q of state.queued()) {
+      const f = this.factorFor(q.url);
+      this.track(q.id, q.url, f > 0 ? q.priority / f : q.priority);
+    }
+  }
+
+  explain(id: number): Record<string, number | string> | null {
+    const d = this.dirOf.get(id);
+    if (!this.enabled || d <= 0) return null;
+    const name = [...this.dirIndex].find(([, i]) => i === d)?.[0] ?? '';
+    return {
+      directory: name, directory_pages: this.seen[d], directory_successes: +this.success[d].toFixed(6), directory_factor: this.applied[d],
+      ...(this.linked.get(id) ? { base_priority: this.base.get(id), waiting: 'yes' } : { waiting: 'no (recorded)' }),
+    };
+  }
+
+  private dir(url: string): number {
+    const key = directoryOf(url);
+    let d = this.dirIndex.get(key);
+    if (d === undefined) {
+      d = this.success.length;
+      this.dirIndex.set(key, d);
+      this.success.push(0);
+      this.seen.push(0);
+      this.applied.push(1);
+      this.head.push(0);
+    }
+    return d;
+  }
+
+  private untrack(id: number): void {
+    const d = this.dirOf.get(id);
+    if (d <= 0 || !this.linked.get(id)) return;
+    const p = this.prev.get(id);
+    const n = this.next.get(id);
+    if (p) this.next.set(p, n);
+    else this.head[d] = n;
+    if (n) this.prev.set(n, p);
+    this.linked.set(id, 0);
+  }
+}
+
+/** host + path up to the last "/" of a URL (scheme, query and fragment dropped). */
+export function directoryOf(url: string): string {
+  const start = url.indexOf('//');
+  const from = start < 0 ? 0 : start + 2;
+  let end = url.length;
+  const q = url.indexOf('?', from);
+  if (q >= 0) end = q;
+  const h = url.indexOf('#', from);
+  if (h >= 0 && h < end) end = h;
+  const slash = url.lastIndexOf('/', end - 1);
+  return slash < from ? `${url.slice(from, end)}/` : url.slice(from, slash + 1);
+}
