@@ -8,6 +8,7 @@ import { startCorpusServer, type CorpusServer } from '../eval/corpus-server.js';
 import { labelHarvest, type LabelHarvest } from '../eval/label-harvest.js';
 import { openDatabase } from '../store/sqlite-store.js';
 import { loadConfig, type ConfigFlags } from '../topic/config.js';
+import type { RecrawlSummary } from '../revisit/recrawl.js';
 import { formatSummary } from './format.js';
 import { attachProgress } from './progress.js';
 
@@ -18,6 +19,8 @@ export interface CrawlArgs extends ConfigFlags {
   corpus?: string;
   json?: boolean;
   fresh?: boolean;
+  /** After the crawl, revisit the pages that are due (`topicrawl recrawl` on the same file). */
+  revisit?: boolean;
 }
 
 /** Parses repeated `--resolve HOST=ADDR[:PORT]` flags. */
@@ -34,6 +37,8 @@ export function parseResolve(list: string[] | undefined): Record<string, string>
 export interface CrawlRun {
   summary: CrawlSummary;
   truth: LabelHarvest | null;
+  /** The revisit pass of `--revisit`. */
+  revisit?: RecrawlSummary;
 }
 
 /**
@@ -84,9 +89,26 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
         db.close();
       }
     }
-    if (args.json) out.log(JSON.stringify({ ...summary, labels: truth }, null, 2));
-    else out.log(formatSummary(summary, truth));
-    return { summary, truth };
+    let revisit: RecrawlSummary | undefined;
+    if (args.revisit && !stopping) {
+      // the revisit pass on the same file, with the same host map (and corpus server)
+      const { Recrawler } = await import('../revisit/recrawl.js');
+      const rc = new Recrawler({ dbPath, config, resolve, mappedOnly: Boolean(args.corpus) });
+      const stopRevisit = () => rc.stop();
+      process.on('SIGINT', stopRevisit);
+      try {
+        revisit = await rc.runDue();
+      } finally {
+        process.off('SIGINT', stopRevisit);
+        await rc.close();
+      }
+    }
+    if (args.json) out.log(JSON.stringify({ ...summary, labels: truth, ...(revisit ? { revisit } : {}) }, null, 2));
+    else {
+      out.log(formatSummary(summary, truth));
+      if (revisit) out.log((await import('./recrawl-command.js')).formatRecrawlSummary(revisit));
+    }
+    return { summary, truth, revisit };
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -53,10 +53,17 @@ await yargs(hideBin(process.argv))
   .command(
     'crawl <topic>',
     'crawl from a topic file (YAML) into a SQLite file; re-run the same command to resume',
-    (y) => y.positional('topic', { type: 'string', demandOption: true, describe: 'topic file' }).options(commonCrawl),
+    (y) =>
+      y
+        .positional('topic', { type: 'string', demandOption: true, describe: 'topic file' })
+        .options(commonCrawl)
+        .option('revisit', { type: 'boolean', describe: 'after the crawl, revisit the pages that are due (as topicrawl recrawl does)' }),
     act(async (a) => {
       await runCrawl(
-        { topic: a.topic, db: a.db, strategy: a.strategy, maxPages: a['max-pages'], set: a.set, resolve: a.resolve, corpus: a.corpus, fresh: a.fresh, json: a.json },
+        {
+          topic: a.topic, db: a.db, strategy: a.strategy, maxPages: a['max-pages'], set: a.set, resolve: a.resolve, corpus: a.corpus, fresh: a.fresh, json: a.json,
+          revisit: a.revisit,
+        },
         out,
       );
     }),
@@ -91,6 +98,22 @@ await yargs(hideBin(process.argv))
     'totals, status counts per host, estimated harvest, frontier size, discovery rate',
     (y) => y.positional('db', { type: 'string', demandOption: true }).option('json', { type: 'boolean' }),
     act((a) => runStats({ db: a.db, json: a.json }, out)),
+  )
+  .command(
+    'recrawl <db>',
+    'revisit the due pages of a crawl file: conditional requests, change detection, adaptive intervals, deletions',
+    (y) =>
+      y
+        .positional('db', { type: 'string', demandOption: true, describe: 'SQLite crawl file (its recorded configuration is used)' })
+        .options({
+          until: { type: 'string', describe: 'keep revisiting until DATE (2026-01-31T18:00:00Z) or for DURATION (12h, 7d); default: what is due now, then exit' },
+          resolve: commonCrawl.resolve,
+          json: { type: 'boolean', describe: 'print the summary as JSON' },
+        }),
+    act(async (a) => {
+      const { runRecrawl } = await import('./recrawl-command.js');
+      await runRecrawl({ db: a.db, until: a.until, resolve: a.resolve, json: a.json }, out);
+    }),
   )
   .command(
     'export <db>',
@@ -209,7 +232,38 @@ await yargs(hideBin(process.argv))
       await runTrain({ topic: a.topic, corpus: a.corpus, label: a.label, out: a.out, folds: a.folds, set: a.set }, out);
     }),
   )
-  .demandCommand(1, 'name a command: crawl, demo, serve, stats, export, explain, eval, train, normalize, robots, strategies')
+  .command(
+    'tune',
+    'tune the topic\'s strategy.x/y/z, max_life and relevance.threshold by evaluation crawls of a labelled corpus; writes a tuned topic file',
+    (y) =>
+      y
+        .options({
+          corpus: { type: 'string', demandOption: true, describe: 'corpus folder (corpus.json, site/, labels.tsv)' },
+          topic: { type: 'string', demandOption: true, describe: 'topic file to tune; its evaluation.label names the corpus label that counts as relevant' },
+          budget: { type: 'number', describe: 'pages per trial crawl (default: the topic\'s limits.max_pages)' },
+          trials: { type: 'number', default: 30, describe: 'crawls to try, the file\'s own settings first' },
+          'validate-seeds': { type: 'string', array: true, describe: 'comma-separated start URLs: re-run the file\'s and the tuned settings from these seeds' },
+          'validate-topic': { type: 'string', describe: 'another topic file (its seeds and label, the same corpus): re-run both settings on it' },
+          out: { type: 'string', describe: 'tuned topic file to write (default: <topic name>.tuned.yaml)' },
+          seed: { type: 'number', default: 1, describe: 'seed of the search' },
+          objective: { type: 'string', default: 'auc', describe: 'auc: mean harvest rate over the crawl; harvest: harvest rate at the budget' },
+          json: { type: 'boolean', describe: 'print the result as JSON instead of the table' },
+          set: commonCrawl.set,
+        })
+        .conflicts('validate-seeds', 'validate-topic'),
+    act(async (a) => {
+      const { runTuneCommand } = await import('./tune-command.js');
+      await runTuneCommand(
+        {
+          corpus: a.corpus, topic: a.topic, budget: a.budget, trials: a.trials, validateSeeds: a['validate-seeds'], validateTopic: a['validate-topic'],
+          out: a.out, seed: a.seed, objective: a.objective, json: a.json, set: a.set,
+        },
+        out,
+        (s) => process.stderr.write(`${s}\n`),
+      );
+    }),
+  )
+  .demandCommand(1, 'name a command: crawl, recrawl, demo, serve, stats, export, explain, eval, tune, train, normalize, robots, strategies')
   .strict()
   .fail((msg, err) => {
     // yargs reports usage errors (and errors thrown by handlers) here; nothing has started yet

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { TopicrawlError } from '../errors.js';
-import { crawlTotals, exportRows, statusByHost } from '../store/crawl-report.js';
+import { crawlTotals, exportRows, revisitTotals, statusByHost, type RevisitFigures } from '../store/crawl-report.js';
 import { openDatabase } from '../store/sqlite-store.js';
 import { table } from './format.js';
 
@@ -15,8 +15,9 @@ export function runStats(args: { db: string; json?: boolean }, out: { log: (s: s
   try {
     const t = crawlTotals(db);
     const hosts = statusByHost(db);
+    const revisit = revisitTotals(db);
     if (args.json) {
-      out.log(JSON.stringify({ totals: t, hosts }, null, 2));
+      out.log(JSON.stringify({ totals: t, hosts, ...(revisit ? { revisit } : {}) }, null, 2));
       return;
     }
     const spanS = t.firstFetchAt && t.lastFetchAt ? (t.lastFetchAt - t.firstFetchAt) / 1000 : 0;
@@ -31,6 +32,7 @@ export function runStats(args: { db: string; json?: boolean }, out: { log: (s: s
         `discovery rate     ${t.discoveryRate.toFixed(2)} new URLs per fetched page`,
         `bytes              ${t.bytes} fetched, ${t.storedBytes} stored (compressed)`,
         ...(t.suspendedHosts.length ? [`suspended hosts    ${t.suspendedHosts.join(', ')} (repeated failures; their URLs stay queued)`] : []),
+        ...(revisit ? revisitLines(revisit) : []),
         '',
         table(
           ['host', 'fetched', 'queued', 'statuses'],
@@ -41,6 +43,16 @@ export function runStats(args: { db: string; json?: boolean }, out: { log: (s: s
   } finally {
     db.close();
   }
+}
+
+/** The revisit lines of `stats` (see revisitTotals). */
+function revisitLines(r: RevisitFigures): string[] {
+  return [
+    `revisit            ${r.scheduled} pages scheduled, ${r.dueNow} due now, ${r.deleted} deleted`,
+    `revisit checks     ${r.checks} (${r.changed} changed, ${r.unchanged} unchanged, ${r.notModified} not modified, ${r.failed} failed)`,
+    `changes per day    ${r.changesPerDay === null ? '-' : r.changesPerDay.toFixed(2)} (last 7 days of checks)`,
+    `304 responses      ${(r.notModifiedShare * 100).toFixed(1)}% of checks, ${r.bytesSaved} bytes saved`,
+  ];
 }
 
 /** `topicrawl export <db> --format jsonl`: one line per fetched page, in fetch order. */

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { revisitFigures, type RevisitFigures } from './revisit-store.js';
 
 /** Read-only queries over a crawl file, for `stats`, `export` and evaluation. */
 
@@ -115,3 +116,13 @@ export function* exportRows(db: Database.Database): Generator<ExportRow> {
   }
 }
 
+
+export type { RevisitFigures } from './revisit-store.js';
+
+/**
+ * The revisit part of `stats` (pages scheduled, due at `now`, checks, changes per day over the last
+ * 7 days of checks, deleted, 304 share, bytes saved); null when the file has no revisit rows.
+ */
+export function revisitTotals(db: Database.Database, now: number = Date.now()): RevisitFigures | null {
+  return revisitFigures(db, now);
+}

@@ -52,7 +52,7 @@ CREATE TABLE IF NOT EXISTS urls (
   parent_id      INTEGER,
   anchor         TEXT,                           -- anchor text of the first link that found it
   inlinks        INTEGER NOT NULL DEFAULT 0,     -- fetched pages linking here
-  inlink_score   REAL NOT NULL DEFAULT 0,        -- sum of their contributions (see best-first)
+  inlink_score   REAL NOT NULL DEFAULT 0,        -- best of their contributions (see inlinkContribution)
   hops           INTEGER NOT NULL DEFAULT 0,     -- redirect hops that led here
   discovered_at  INTEGER NOT NULL,
   fetch_seq      INTEGER,                        -- order in which it was fetched
@@ -100,6 +100,31 @@ CREATE TABLE IF NOT EXISTS metrics (
   pages_per_sec REAL NOT NULL,
   discovery_rate REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS revisits (
+  url_id          INTEGER PRIMARY KEY REFERENCES urls(id),
+  class           TEXT NOT NULL,                 -- URL class (src/revisit/url-class.ts)
+  next_at         INTEGER NOT NULL,              -- ms since epoch: when the page is due
+  checks          INTEGER NOT NULL DEFAULT 0,    -- revisits compared with the stored copy (304 included)
+  changes         INTEGER NOT NULL DEFAULT 0,    -- checks that found the normalised text changed
+  first_check_at  INTEGER NOT NULL,              -- fetch time of the copy the first check compared against
+  last_check_at   INTEGER NOT NULL,              -- time of the latest check (first_check_at before any)
+  etag            TEXT,
+  last_modified   TEXT,
+  text_hash       TEXT,                          -- hex hash of the normalised text (src/revisit/text-fingerprint.ts)
+  failures        INTEGER NOT NULL DEFAULT 0,    -- consecutive failed checks
+  deleted_at      INTEGER                        -- set when the page was found gone (404/410, repeated failures)
+);
+CREATE INDEX IF NOT EXISTS revisits_due ON revisits(next_at) WHERE deleted_at IS NULL;
+CREATE TABLE IF NOT EXISTS checks (
+  url_id      INTEGER NOT NULL,
+  at          INTEGER NOT NULL,                  -- ms since epoch
+  status      INTEGER NOT NULL,                  -- HTTP status (0: no response)
+  outcome     TEXT NOT NULL,                     -- changed | unchanged | not_modified | failed | deleted
+  wire_bytes  INTEGER NOT NULL,
+  saved_bytes INTEGER NOT NULL                   -- a 304: the stored body's size, not transferred again
+);
+CREATE INDEX IF NOT EXISTS checks_url ON checks(url_id, at);
+CREATE INDEX IF NOT EXISTS checks_at ON checks(at);
 `;
 
 /**

@@ -1,0 +1,83 @@
+/**
+ * Harvest@budget of every strategy, oracle and random included, on a set of (corpus, topic) pairs:
+ * the figures of the issue "measure and tune harvest rate". Each pair is one `topicrawl eval` run
+ * (the same code: runEval), so every strategy crawls the corpus on loopback from the topic's seeds.
+ *
+ *   npx tsx scripts/eval-figures.ts [--budget 500] [--strategies all] [--sets synth,webkb] [--json]
+ *
+ * Sets: synth = corpora/synth with topics/synth-*.yaml (build it with `npm run gen-corpus`);
+ * webkb = corpora/webkb with topics/webkb-*.yaml (`npm run build-webkb`). A set whose corpus is
+ * missing is skipped with a note. Prints one markdown table per set (harvest rate at the budget,
+ * and auc), then the means and the two ratios of the target: default ÷ breadth-first and
+ * default ÷ oracle (both on the mean harvest at the budget).
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runEval } from '../src/eval/eval-runner.js';
+import type { EvalResults } from '../src/eval/eval-types.js';
+import { loadConfig } from '../src/topic/config.js';
+
+const { values: a } = parseArgs({
+  options: {
+    budget: { type: 'string', default: '500' },
+    strategies: { type: 'string', default: 'all' },
+    sets: { type: 'string', default: 'synth,webkb' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const root = new URL('../', import.meta.url).pathname;
+const budget = Number(a.budget);
+const strategies = a.strategies.split(',').map((s) => s.trim()).filter(Boolean);
+const SETS: Record<string, { corpus: string; prefix: string }> = {
+  synth: { corpus: 'corpora/synth', prefix: 'synth-' },
+  webkb: { corpus: 'corpora/webkb', prefix: 'webkb-' },
+};
+
+const out: Record<string, EvalResults[]> = {};
+const dbRoot = mkdtempSync(join(tmpdir(), 'eval-figures-'));
+try {
+  for (const set of a.sets.split(',')) {
+    const s = SETS[set];
+    if (!s) throw new Error(`unknown set ${set} (known: ${Object.keys(SETS).join(', ')})`);
+    const corpusDir = join(root, s.corpus);
+    if (!existsSync(join(corpusDir, 'corpus.json'))) {
+      process.stderr.write(`${set}: ${s.corpus} is missing, skipped\n`);
+      continue;
+    }
+    const topics = readdirSync(join(root, 'topics')).filter((f) => f.startsWith(s.prefix) && f.endsWith('.yaml')).sort();
+    out[set] = [];
+    for (const t of topics) {
+      const config = loadConfig(join(root, 'topics', t));
+      const r = await runEval({ config, corpusDir, strategies, budget, dbDir: join(dbRoot, `${set}-${t}`) });
+      process.stderr.write(`${set}/${t}: done\n`);
+      out[set].push(r);
+    }
+  }
+} finally {
+  rmSync(dbRoot, { recursive: true, force: true });
+}
+
+if (a.json) {
+  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+} else {
+  process.stdout.write(`command: npx tsx scripts/eval-figures.ts --budget ${budget} --strategies ${a.strategies} --sets ${a.sets}\n`);
+  for (const [set, results] of Object.entries(out)) {
+    if (results.length === 0) continue;
+    const names = Object.keys(results[0].strategies);
+    const mean = (name: string, key: 'harvest_rate' | 'auc') => results.reduce((t, r) => t + (r.strategies[name]?.[key] ?? 0), 0) / results.length;
+    process.stdout.write(`\n${set}: harvest rate at ${budget} pages (auc)\n\n`);
+    process.stdout.write(`| topic (relevant in corpus) | ${names.join(' | ')} |\n|---|${names.map(() => '---').join('|')}|\n`);
+    for (const r of results) {
+      process.stdout.write(`| ${r.topic} (${r.relevant_in_corpus}) | ${names.map((n) => `${r.strategies[n].harvest_rate.toFixed(3)} (${r.strategies[n].auc.toFixed(2)})`).join(' | ')} |\n`);
+    }
+    process.stdout.write(`| **mean** | ${names.map((n) => `**${mean(n, 'harvest_rate').toFixed(3)}** (${mean(n, 'auc').toFixed(2)})`).join(' | ')} |\n`);
+    const d = mean('default', 'harvest_rate');
+    const b = mean('breadth-first', 'harvest_rate');
+    const o = mean('oracle', 'harvest_rate');
+    if (names.includes('default')) {
+      process.stdout.write(`\ndefault ÷ breadth-first: ${b > 0 ? `×${(d / b).toFixed(2)}` : '-'}; default ÷ oracle: ${o > 0 ? `${((d / o) * 100).toFixed(0)}%` : '-'}\n`);
+    }
+  }
+}

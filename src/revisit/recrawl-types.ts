@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { TopicrawlError } from '../errors.js';
+import type { Fetcher } from '../fetch/fetcher.js';
+import type { CheckOutcome } from '../store/revisit-store.js';
+import { openDatabase } from '../store/sqlite-store.js';
+import { buildConfig, type Config } from '../topic/config.js';
+import type { TopicInput } from '../topic/topic-schema.js';
+
+/** The options, events and summary of a recrawl (see recrawl.ts), and the configuration it reads. */
+
+/** How a Recrawler reaches its crawl file, the web and the clock; everything but dbPath is optional. */
+export interface RecrawlerOptions {
+  dbPath: string;
+  /** The configuration; default: the one the crawl recorded in the file (meta 'config'). */
+  config?: Config;
+  /** A fetcher to use instead of undici (tests). */
+  fetcher?: Fetcher;
+  /** host → address[:port], as for the crawl. */
+  resolve?: Record<string, string>;
+  mappedOnly?: boolean;
+  /** The clock (ms since epoch); default Date.now. */
+  now?: () => number;
+  /** Waits `ms` on that clock; default a timer that stop() cuts short. A test clock advances itself. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Recompute the budget multiplier μ every this many checks (and at the start of each run); default 500. */
+  muEvery?: number;
+}
+
+/** One revisit, as an event. */
+export interface CheckEvent {
+  url: string;
+  status: number;
+  outcome: CheckOutcome;
+  cls: string;
+  checks: number;
+  changes: number;
+  /** λ̂ in changes per day after this check (null before the first). */
+  rate: number | null;
+  /** When the page is due next (null once deleted). */
+  nextAt: number | null;
+  newUrls: number;
+}
+
+/** Events of a recrawl; library code never prints. */
+export interface RecrawlEvents {
+  check: [CheckEvent];
+  warn: [{ code: string; message: string; url?: string }];
+}
+
+/** What one runDue() did: counts of this run's checks by outcome, bytes, and the schedule after it. */
+export interface RecrawlSummary {
+  db: string;
+  /** Pages put into revisit scheduling in this run (fetched since the last run). */
+  enrolled: number;
+  checked: number;
+  changed: number;
+  unchanged: number;
+  notModified: number;
+  deleted: number;
+  failed: number;
+  /** Due pages robots.txt now disallows (postponed, not fetched). */
+  robotsSkipped: number;
+  /** URLs new to the crawl found on changed pages and queued for the next `crawl`. */
+  newUrls: number;
+  bytesSaved: number;
+  wireBytes: number;
+  /** Pages in scheduling after the run, and the earliest next due time (null: none). */
+  scheduled: number;
+  nextDueAt: number | null;
+  reason: 'done' | 'signal';
+}
+
+/** The configuration recorded in a crawl file by its crawl (E_USAGE when there is none). */
+export function storedConfig(dbPath: string): Config {
+  if (!existsSync(dbPath)) throw new TopicrawlError('E_USAGE', `${dbPath}: no such crawl file`);
+  const db = openDatabase(dbPath, { readonly: true });
+  let raw: string | undefined;
+  try {
+    raw = (db.prepare("SELECT value FROM meta WHERE key = 'config'").get() as { value: string } | undefined)?.value;
+  } finally {
+    db.close();
+  }
+  if (!raw) throw new TopicrawlError('E_USAGE', `${dbPath}: no crawl configuration recorded (crawl it first)`);
+  return buildConfig(JSON.parse(raw) as TopicInput);
+}
+

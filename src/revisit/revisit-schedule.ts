@@ -1,0 +1,81 @@
+import { decompressBody } from '../store/body-codec.js';
+import type { RevisitRow, RevisitStore } from '../store/revisit-store.js';
+import type { Config } from '../topic/config.js';
+import { fingerprintBytes, fingerprintHtml } from './text-fingerprint.js';
+import { classConfigFor, classifyPage } from './url-class.js';
+import { pageChangeRate, pageFrequencyBounds, solveMu, type FrequencyBounds, type RevisitClassConfig } from './revisit-policy.js';
+
+const DAY_MS = 86_400_000;
+const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+
+/** The topic's revisit settings. */
+export type RevisitSettings = Config['revisit'];
+
+/** The configuration of a class name under the topic's classes (see classConfigFor). */
+export function classOf(name: string, settings: RevisitSettings): RevisitClassConfig {
+  return classConfigFor(name, settings.classes as readonly RevisitClassConfig[]);
+}
+
+/**
+ * Puts every fetched page that has no revisit row yet into revisit scheduling (lazily, so the crawl
+ * loop needs no change): its class from its URL and shape (links, words), the fingerprint of its
+ * stored body as the copy the first check compares against, the validators (ETag, Last-Modified)
+ * of its stored response, and next_at = fetched_at + the class's initial interval. Returns how many
+ * pages it added. Call inside no transaction; it opens its own per batch.
+ */
+export function enrolFetchedPages(rs: RevisitStore, settings: RevisitSettings, transaction: <T>(fn: () => T) => T): number {
+  let added = 0;
+  let after = 0;
+  for (;;) {
+    const batch = rs.candidates(after, 200);
+    if (batch.length === 0) return added;
+    after = batch[batch.length - 1].urlId;
+    const rows = batch.map((c) => {
+      const body = c.body ? decompressBody(c.body, c.bodyCodec) : null;
+      let cls: string;
+      let textHash: string | null = null;
+      if (c.contentType !== null && HTML_TYPES.has(c.contentType)) {
+        const fp = body ? fingerprintHtml(body, c.headers['content-type'] ?? c.contentType, c.url) : null;
+        cls = classifyPage(c.url, fp ? { links: fp.links, textWords: fp.textWords } : null, settings.classes as readonly RevisitClassConfig[]);
+        textHash = fp?.hash ?? null;
+      } else {
+        cls = classifyPage(c.url, null, settings.classes as readonly RevisitClassConfig[]);
+        textHash = body ? fingerprintBytes(body) : null;
+      }
+      return {
+        urlId: c.urlId, cls, at: c.fetchedAt, nextAt: c.fetchedAt + classOf(cls, settings).initial_ms, textHash,
+        etag: c.headers.etag ?? null, lastModified: c.headers['last-modified'] ?? null,
+      };
+    });
+    transaction(() => {
+      for (const r of rows) rs.enrol(r);
+    });
+    added += rows.length;
+  }
+}
+
+/**
+ * The budget multiplier μ for the pages in scheduling (revisit-policy.ts solveMu): pages with their
+ * own estimate (≥ min_checks checks) share the budget left after the pages still on their class's
+ * initial interval, each frequency clamped to its own bounds (pageFrequencyBounds).
+ */
+export function budgetMu(rows: RevisitRow[], settings: RevisitSettings): number | null {
+  const rates: number[] = [];
+  const bounds: FrequencyBounds[] = [];
+  let budget = settings.budget_per_day;
+  for (const r of rows) {
+    const cls = classOf(r.cls, settings);
+    if (r.checks < settings.min_checks) {
+      budget -= DAY_MS / cls.initial_ms;
+      continue;
+    }
+    const state = { cls: r.cls, checks: r.checks, changes: r.changes, firstCheckAt: r.firstCheckAt, lastCheckAt: r.lastCheckAt };
+    const rate = pageChangeRate(state);
+    if (rate === null) continue;
+    rates.push(rate);
+    // the page's own bounds: its class's, with the growth cap nextIntervalMs applies
+    bounds.push(pageFrequencyBounds(state, cls));
+  }
+  if (rates.length === 0) return null;
+  return solveMu(rates, Math.max(budget, 0), bounds);
+}

@@ -1,0 +1,99 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseUntil } from '../../src/cli/recrawl-command.js';
+import { runStats } from '../../src/cli/report-commands.js';
+import { openDatabase } from '../../src/store/sqlite-store.js';
+import { startPoissonServer, type PoissonServer } from '../helpers/poisson-server.js';
+import { runCli } from '../helpers/run-cli.js';
+import { suiteTmpDir } from '../helpers/tmp.js';
+
+/** The real `topicrawl` bin: crawl --revisit, recrawl (now, --until), stats with revisit figures. */
+const DAY = 86_400_000;
+const PAGES = ['/a', '/b', '/c'];
+
+describe('topicrawl recrawl and crawl --revisit', () => {
+  const dir = suiteTmpDir();
+  let server: PoissonServer;
+  let resolve: string;
+  const db = join(dir, 'cli.db');
+  const topic = join(dir, 'topic.yaml');
+  beforeAll(async () => {
+    server = await startPoissonServer({ pages: PAGES.map((path) => ({ path, ratePerDay: 0 })), clock: Date.now, start: Date.now(), horizonMs: DAY });
+    resolve = `poisson.test=127.0.0.1:${server.port}`;
+    writeFileSync(
+      topic,
+      [
+        'name: cli-revisit',
+        'seeds: ["http://poisson.test/"]',
+        'keywords: { tobacco: 1 }',
+        'politeness: { delay_ms: 100, robots: false }',
+        'revisit:',
+        '  classes:',
+        // due again at once after the crawl (the politeness delay spaces the requests), later every 400 ms at most
+        '    - { name: content, patterns: [".*"], initial_ms: 1, min_ms: 1, max_ms: 400 }',
+        '',
+      ].join('\n'),
+    );
+  });
+  afterAll(async () => server?.close());
+
+  it('crawl --revisit revisits what is due right after the crawl', async () => {
+    const r = await runCli(['crawl', topic, '--db', db, '--resolve', resolve, '--revisit', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout) as { fetched: number; revisit: Record<string, number> };
+    expect(j.fetched).toBe(PAGES.length + 1);
+    expect(j.revisit.enrolled).toBe(PAGES.length + 1);
+    expect(j.revisit.checked).toBe(PAGES.length + 1);
+    // the pages send validators (304); the home page does not (200, same normalised text)
+    expect(j.revisit.notModified).toBe(PAGES.length);
+    expect(j.revisit.unchanged).toBe(1);
+    expect(j.revisit.bytesSaved).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('recrawl revisits what is due now, then with --until keeps going until then; stats counts the checks', async () => {
+    const now = await runCli(['recrawl', db, '--resolve', resolve, '--json']);
+    expect(now.code).toBe(0);
+    const a = JSON.parse(now.stdout) as Record<string, number>;
+    expect(a.checked).toBe(PAGES.length + 1);
+    expect(a.enrolled).toBe(0);
+
+    const t0 = Date.now();
+    const until = await runCli(['recrawl', db, '--resolve', resolve, '--until', '1500ms']);
+    expect(until.code).toBe(0);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1500);
+    const m = /checked\s+(\d+) \((\d+) changed, (\d+) unchanged, (\d+) not modified \(304\), (\d+) deleted, (\d+) failed\)/.exec(until.stdout);
+    expect(m, until.stdout).not.toBeNull();
+    const checked = Number(m![1]);
+    // one request per 100 ms to the one host, for 1.5 s: at least 2 rounds of every page
+    expect(checked).toBeGreaterThanOrEqual(2 * (PAGES.length + 1));
+    const conn = openDatabase(db, { readonly: true });
+    try {
+      const at = (conn.prepare('SELECT at FROM checks ORDER BY at').all() as { at: number }[]).map((r) => r.at);
+      for (let i = 1; i < at.length; i++) expect(at[i] - at[i - 1]).toBeGreaterThanOrEqual(99);
+    } finally {
+      conn.close();
+    }
+    expect(Number(m![2])).toBe(0);
+    expect(until.stdout).toMatch(/bytes\s+\d+ transferred, \d+ saved by 304s/);
+
+    const stats = await runCli(['stats', db, '--json']);
+    const s = JSON.parse(stats.stdout) as { revisit: Record<string, number> };
+    expect(s.revisit.checks).toBe(2 * (PAGES.length + 1) + checked);
+    expect(s.revisit.scheduled).toBe(PAGES.length + 1);
+    expect(s.revisit.changed).toBe(0);
+    const text: string[] = [];
+    runStats({ db }, { log: (l) => text.push(l) });
+    expect(text.join('\n')).toMatch(/revisit checks\s+\d+ \(0 changed/);
+  }, 60_000);
+
+  it('refuses a bad --until with a usage error', async () => {
+    const r = await runCli(['recrawl', db, '--until', 'tomorrow-ish']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--until tomorrow-ish: expected a date .* \[E_USAGE\]/);
+    expect(parseUntil('7d', 1000)).toBe(1000 + 7 * DAY);
+    expect(parseUntil('1.5h', 0)).toBe(5_400_000);
+    expect(parseUntil('2026-01-31T18:00:00Z', 0)).toBe(Date.parse('2026-01-31T18:00:00Z'));
+  }, 30_000);
+});
