@@ -4,6 +4,7 @@
  *
  *   npx tsx scripts/bench-frontier.ts [--urls 10000000] [--hosts 100000] [--batch 10000] [--db FILE]
  *                                     [--dequeue-batch 1000] [--in-flight 64] [--delay-seconds 5] [--enqueue-only] [--keep]
+ *                                     [--checkpoint background|inline]
  *
  * Phases, each timed on its own:
  * 1. enqueue: URLs `http://h<k>.bench.test/p/<i>.html` from a fixed PRNG (host k skewed: k = ⌊H·u²⌋,
@@ -41,6 +42,7 @@ const { values: a } = parseArgs({
     db: { type: 'string' },
     keep: { type: 'boolean', default: false },
     'enqueue-only': { type: 'boolean', default: false },
+    checkpoint: { type: 'string', default: 'background' },
   },
 });
 const N = Number(a.urls);
@@ -101,7 +103,8 @@ function makeUrl(i: number): NewUrl {
   return { hash: urlHash(url), url, host, depth: i % 7, priority: Math.round(rand() * 1000) / 1000, life: 3, parentId: null, anchor: null };
 }
 
-const store = new SqliteStore(dbPath, { commitEveryMs: 0 }); // every store.transaction commits
+// every store.transaction commits; WAL checkpoints in a background thread as the crawl does (--checkpoint inline: SQLite's own)
+const store = new SqliteStore(dbPath, { commitEveryMs: 0, backgroundCheckpoint: a.checkpoint !== 'inline' });
 for (const p of (process.env.BENCH_PRAGMAS ?? '').split(';').filter(Boolean)) store.db.pragma(p);
 const out: Record<string, unknown> = {
   command: `npx tsx ${'gc' in globalThis ? '--expose-gc ' : ''}scripts/bench-frontier.ts ${process.argv.slice(2).join(' ')}`.trim(),

@@ -23,7 +23,7 @@ export interface CrawlState {
  * closed. `strategy`, when given, is used instead of the registry's strategy named by the config.
  */
 export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy): CrawlState {
-  const store = new SqliteStore(dbPath);
+  const store = new SqliteStore(dbPath, { backgroundCheckpoint: true });
   let frontier: SqliteFrontier | undefined;
   try {
     const prevTopic = store.getMeta('topic');

@@ -79,10 +79,11 @@ export function offerEntry(
 /**
  * Refills a host's empty front from its runs: an eighth of what it has queued there (at least
  * `min`, at most 4096), so a long queue is merged and rewritten only a few times per eighth
- * consumed (each entry is rewritten about eight times in all). URLs in flight are dropped.
+ * consumed (each entry is rewritten about eight times in all). URLs in flight are dropped. `small`
+ * takes only `min` (a frontier opening on millions of queued URLs fills every host's front at once).
  */
-export function refillFront(runs: RunStore, host: HostSlot, min: number, isInFlight: (id: number) => boolean): void {
-  const want = Math.min(4096, Math.max(min, runs.count(host.id) >> 3));
+export function refillFront(runs: RunStore, host: HostSlot, min: number, isInFlight: (id: number) => boolean, small = false): void {
+  const want = small ? min : Math.min(4096, Math.max(min, runs.count(host.id) >> 3));
   host.cands = runs.take(host.id, want, isInFlight);
   host.frontCap = Math.max(min, host.cands.length);
   host.more = runs.count(host.id) > 0;

@@ -7,6 +7,10 @@ export const RUN_BUFFER = 1 << 20;
 /** Bytes per entry on disk: priority (float64), seq (uint32), id (uint32). */
 const ENTRY = 16;
 
+/** Saved Buffers larger than this are stored in chunks of this size (see RunStore.save). */
+export const SAVE_CHUNK = 8 * 1024 * 1024;
+const CHUNKED = 'chunked:';
+
 /**
  * The back of the per-host queues, on disk: what a host has queued beyond the few best URLs the
  * scheduler keeps in memory. New entries are buffered per host; when the buffer is full, each host's
@@ -147,8 +151,18 @@ export class RunStore {
    * live queue again). Returns null for a store without a snapshot.
    */
   load(): Map<string, unknown> | null {
-    const rows = this.db.prepare('SELECT key, value FROM saved').all() as { key: string; value: unknown }[];
+    // large Buffers were saved in chunks (see save): put back together one chunk at a time
+    const rows = this.db.prepare("SELECT key, value FROM saved WHERE key NOT LIKE '%#%'").all() as { key: string; value: unknown }[];
     if (rows.length === 0) return null;
+    const chunk = this.db.prepare('SELECT value FROM saved WHERE key = ?').pluck();
+    for (const r of rows) {
+      if (typeof r.value !== 'string' || !r.value.startsWith(CHUNKED)) continue;
+      const [count, bytes] = r.value.slice(CHUNKED.length).split('/').map(Number);
+      const whole = Buffer.allocUnsafeSlow(bytes); // its own memory, offset 0: callers may view it as wider words
+      let at = 0;
+      for (let i = 0; i < count; i++) at += (chunk.get(`${r.key}#${i}`) as Buffer).copy(whole, at);
+      r.value = whole;
+    }
     for (const h of this.db.prepare('SELECT host, newest, on_disk FROM saved_hosts').raw().iterate() as Iterable<[number, number, number]>) {
       this.newest.set(h[0], h[1]);
       this.onDisk.set(h[0], h[2]);
@@ -167,7 +181,16 @@ export class RunStore {
     const hosts = this.db.prepare('INSERT INTO saved_hosts (host, newest, on_disk) VALUES (?, ?, ?)');
     for (const [host, newest] of this.newest) hosts.run(host, newest, this.onDisk.get(host) ?? 0);
     const put = this.db.prepare('INSERT OR REPLACE INTO saved (key, value) VALUES (?, ?)');
-    for (const [k, v] of Object.entries(extra)) put.run(k, v);
+    for (const [k, v] of Object.entries(extra)) {
+      if (!Buffer.isBuffer(v) || v.length <= SAVE_CHUNK) {
+        put.run(k, v);
+        continue;
+      }
+      // in chunks, so neither SQLite nor the reader ever holds a second copy of a large table
+      const count = Math.ceil(v.length / SAVE_CHUNK);
+      for (let i = 0; i < count; i++) put.run(`${k}#${i}`, v.subarray(i * SAVE_CHUNK, (i + 1) * SAVE_CHUNK));
+      put.run(k, `${CHUNKED}${count}/${v.length}`);
+    }
     this.db.exec('COMMIT');
     this.db.pragma('synchronous = NORMAL');
     this.db.close();

@@ -28,10 +28,15 @@ export class SeenIndex {
   /** A table from {@link SeenIndex.toBuffer}'s bytes and its entry count. */
   static fromBuffer(buf: Buffer, count: number): SeenIndex {
     const idx = new SeenIndex();
-    const copy = new Uint32Array(buf.length / 4);
-    new Uint8Array(copy.buffer).set(buf); // bytes: the source need not be 4-byte aligned
-    idx.slots = copy;
-    idx.mask = copy.length / 2 - 1;
+    let slots: Uint32Array;
+    if (buf.byteOffset % 4 === 0) {
+      slots = new Uint32Array(buf.buffer, buf.byteOffset, buf.length / 4); // the bytes as they are: no second copy of a large table
+    } else {
+      slots = new Uint32Array(buf.length / 4);
+      new Uint8Array(slots.buffer).set(buf); // a source that is not 4-byte aligned is copied
+    }
+    idx.slots = slots;
+    idx.mask = slots.length / 2 - 1;
     idx.count = count;
     return idx;
   }

@@ -89,7 +89,8 @@ export class SqliteFrontier implements Frontier {
       this.nextSeq = this.nextId = lastId + 1;
       for (const slot of this.hosts.values()) {
         slot.more = this.runs.count(slot.id) > 0;
-        if (slot.cands.length === 0 && slot.more) this.refill(slot);
+        // a small front for now (every host at once): the host's first refill takes its usual share
+        if (slot.cands.length === 0 && slot.more) refillFront(this.runs, slot, this.cap, this.isInFlight, true);
         this.schedule(slot);
       }
     } catch (err) {

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { TopicrawlError } from '../errors.js';
+import { Checkpointer } from './checkpointer.js';
 import { DDL, MIGRATIONS, SCHEMA_VERSION, UrlState } from './schema.js';
 import type { MetricsRow, PageOutcome, ResponseRecord, Store, StoreCounters } from './store.js';
 
@@ -48,6 +49,7 @@ export class SqliteStore implements Store {
   private deferred: unknown = null;
   private readonly commitEveryMs: number;
   private readonly commitEveryPages: number;
+  private readonly checkpointer: Checkpointer | null = null;
 
   /**
    * Group commit: page transactions are savepoints inside one SQLite transaction that is committed
@@ -55,11 +57,16 @@ export class SqliteStore implements Store {
    * on close. Each page stays all-or-nothing; a crash loses at most the last group, whose pages are
    * simply fetched again on resume. `commitEveryMs: 0` commits every page.
    */
-  constructor(readonly path: string, opts: { readonly?: boolean; commitEveryMs?: number; commitEveryPages?: number } = {}) {
+  constructor(
+    readonly path: string,
+    opts: { readonly?: boolean; commitEveryMs?: number; commitEveryPages?: number; backgroundCheckpoint?: boolean } = {},
+  ) {
     this.commitEveryMs = opts.commitEveryMs ?? 50;
     this.commitEveryPages = opts.commitEveryPages ?? 64;
     this.db = openDatabase(path, opts);
     const db = this.db;
+    // a crawl's file: WAL checkpoints off the crawl's thread (checkpointer.ts)
+    if (opts.backgroundCheckpoint && !opts.readonly && !db.memory) this.checkpointer = new Checkpointer(db);
     this.st = {
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
@@ -109,6 +116,7 @@ export class SqliteStore implements Store {
       }
       const result = this.db.transaction(fn)();
       if (this.batchOpen && ++this.batchPages >= this.commitEveryPages) this.commit();
+      else if (!this.batchOpen) this.checkpointer?.afterCommit();
       return result;
     } catch (err) {
       if (err instanceof TopicrawlError) throw err;
@@ -128,6 +136,7 @@ export class SqliteStore implements Store {
     this.batchPages = 0;
     try {
       this.db.exec('COMMIT');
+      this.checkpointer?.afterCommit();
     } catch (err) {
       throw new TopicrawlError('E_STORE', `${this.path}: commit failed: ${(err as Error).message}`, { path: this.path }, { cause: err });
     }
@@ -217,6 +226,7 @@ export class SqliteStore implements Store {
   close(): void {
     if (!this.db.open) return;
     this.commit();
+    this.checkpointer?.stop();
     this.db.close();
   }
 }

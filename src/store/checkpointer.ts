@@ -1,0 +1,65 @@
+import { statSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+
+/** WAL bytes past which the crawl's own thread checkpoints (RESTART) between transactions. */
+export const WAL_LIMIT_BYTES = 256 * 1024 ** 2;
+
+/**
+ * Checkpoints a crawl file's WAL from a background thread (checkpoint-worker.js) instead of the
+ * crawl's: with SQLite's automatic checkpoints, every 16,384 pages written the committing thread
+ * stops to copy them back into the file and sync it, and at millions of URLs (a page's outcome
+ * dirties a page anywhere in a large file) that was a large share of the time per URL.
+ *
+ * The connection's automatic checkpoints are turned off; the thread runs PASSIVE checkpoints, which
+ * never block the writer. A writer that never pauses can keep the WAL from restarting, so after
+ * each commit the owner calls {@link Checkpointer.afterCommit}, which checks the WAL's size now and
+ * then and, past {@link WAL_LIMIT_BYTES}, runs a RESTART checkpoint itself (by then the thread has
+ * copied most pages, so it is short). Crash safety is SQLite's WAL's, unchanged.
+ */
+export class Checkpointer {
+  private readonly worker: Worker;
+  private commits = 0;
+  private stopped = false;
+  /** The first error the thread reported, if any (the fallback keeps working). */
+  error: string | null = null;
+
+  /** Resolves when the thread has ended (after {@link Checkpointer.stop}). */
+  readonly exited: Promise<void>;
+  private readonly walLimit: number;
+
+  /** `everyMs`: time between two background checkpoints (default 100); `walLimitBytes`: see {@link WAL_LIMIT_BYTES}. */
+  constructor(private readonly db: Database.Database, opts: { everyMs?: number; walLimitBytes?: number } = {}) {
+    this.walLimit = opts.walLimitBytes ?? WAL_LIMIT_BYTES;
+    db.pragma('wal_autocheckpoint = 0');
+    this.worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { path: db.name, everyMs: opts.everyMs ?? 100 } });
+    this.worker.unref();
+    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.on('message', (m: { error?: string }) => {
+      if (m.error && !this.error) this.error = m.error;
+    });
+    this.worker.on('error', (err) => {
+      if (!this.error) this.error = err.message;
+    });
+  }
+
+  /** Call after each commit: every 64 commits, a look at the WAL's size (one stat). */
+  afterCommit(): void {
+    if (this.stopped || ++this.commits % 64 !== 0) return;
+    let size = 0;
+    try {
+      size = statSync(`${this.db.name}-wal`).size;
+    } catch {
+      return;
+    }
+    if (size > this.walLimit) this.db.pragma('wal_checkpoint(RESTART)');
+  }
+
+  /** Stops the thread (its connection closes) and restores automatic checkpoints on the connection. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.worker.postMessage('stop');
+    if (this.db.open) this.db.pragma('wal_autocheckpoint = 16384');
+  }
+}

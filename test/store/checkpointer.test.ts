@@ -1,0 +1,67 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Checkpointer } from '../../src/store/checkpointer.js';
+import { openDatabase, SqliteStore } from '../../src/store/sqlite-store.js';
+import { suiteTmpDir } from '../helpers/tmp.js';
+
+const tmp = suiteTmpDir('checkpointer-');
+const size = (p: string) => statSync(p).size;
+
+/** Writes `n` commits of about 20 KB each into a scratch table. */
+function write(store: SqliteStore, n: number): void {
+  store.db.exec('CREATE TABLE IF NOT EXISTS scratch (id INTEGER PRIMARY KEY, v BLOB)');
+  const ins = store.db.prepare('INSERT INTO scratch (v) VALUES (?)');
+  for (let i = 0; i < n; i++) store.transaction(() => ins.run(Buffer.alloc(20_000, i % 251)));
+}
+
+async function until(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (cond()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return cond();
+}
+
+describe('background WAL checkpoints', () => {
+  it('a background thread copies the WAL into the file while the writer goes on; inline mode leaves it in the WAL', async () => {
+    const bg = join(tmp, 'bg.db');
+    const inline = join(tmp, 'inline.db');
+    const a = new SqliteStore(bg, { commitEveryMs: 0, backgroundCheckpoint: true });
+    const b = new SqliteStore(inline, { commitEveryMs: 0 });
+    try {
+      const before = size(bg);
+      write(a, 200); // ~4 MB, under SQLite's own 64 MB checkpoint threshold
+      write(b, 200);
+      expect(await until(() => size(bg) > before + 3_000_000, 5000)).toBe(true);
+      expect(size(inline)).toBeLessThan(1_000_000); // still all in its WAL
+      expect(a.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('past the WAL limit the writer checkpoints itself; stop() ends the thread and restores automatic checkpoints', async () => {
+    const path = join(tmp, 'limit.db');
+    const db = openDatabase(path);
+    const cp = new Checkpointer(db, { everyMs: 3_600_000, walLimitBytes: 1_000_000 }); // the thread never gets to run
+    try {
+      db.exec('CREATE TABLE scratch (id INTEGER PRIMARY KEY, v BLOB)');
+      const ins = db.prepare('INSERT INTO scratch (v) VALUES (?)');
+      const before = size(path);
+      for (let i = 0; i < 256; i++) {
+        ins.run(Buffer.alloc(20_000, 7));
+        cp.afterCommit();
+      }
+      expect(size(path)).toBeGreaterThan(before + 1_000_000); // copied by the writer's own RESTART checkpoints
+      expect(size(`${path}-wal`)).toBeLessThan(4_000_000); // restarted, not grown to the ~5 MB written
+    } finally {
+      cp.stop();
+      await cp.exited;
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(16384);
+      db.close();
+    }
+  });
+});
