@@ -3,18 +3,13 @@
  * rate and target recall at the end, `auc` = mean harvest rate over n = 1 … fetched, and the
  * sampled harvest curve. Pure functions: no I/O.
  */
+import type { StrategyResult } from './eval-types.js';
 
 /** Most points a curve has (n = 1, the multiples of the step, and n = fetched). */
 export const MAX_CURVE_POINTS = 200;
 
-export interface HarvestFigures {
-  fetched: number;
-  relevant: number;
-  harvest_rate: number;
-  target_recall: number;
-  auc: number;
-  curve: [number, number][];
-}
+/** A strategy's figures without its wall time. */
+export type HarvestFigures = Omit<StrategyResult, 'wall_s'>;
 
 /**
  * The n at which the curve is sampled for `fetched` pages: 1, then every `step` pages, then

@@ -36,12 +36,14 @@ export class Float64ById {
   }
 }
 
-/** A growable Uint8Array by URL id (small states and flags). */
-export class Uint8ById {
-  private a: Uint8Array;
+type IntArray = Uint8Array | Int32Array;
 
-  constructor(initial = 1024) {
-    this.a = new Uint8Array(Math.max(16, initial));
+/** A growable integer typed array by URL id. */
+class IntById<A extends IntArray> {
+  private a: A;
+
+  constructor(private readonly make: (n: number) => A, initial: number) {
+    this.a = make(Math.max(16, initial));
   }
 
   get(id: number): number {
@@ -52,7 +54,7 @@ export class Uint8ById {
     if (id >= this.a.length) {
       let n = this.a.length;
       while (n <= id) n *= 2;
-      const b = new Uint8Array(n);
+      const b = this.make(n);
       b.set(this.a);
       this.a = b;
     }
@@ -60,26 +62,16 @@ export class Uint8ById {
   }
 }
 
-/** A growable Int32Array by URL id (ids of other URLs, small indexes). */
-export class Int32ById {
-  private a: Int32Array;
-
+/** A growable Uint8Array by URL id (small states and flags). */
+export class Uint8ById extends IntById<Uint8Array> {
   constructor(initial = 1024) {
-    this.a = new Int32Array(Math.max(16, initial));
+    super((n) => new Uint8Array(n), initial);
   }
+}
 
-  get(id: number): number {
-    return id < this.a.length ? this.a[id] : 0;
-  }
-
-  set(id: number, v: number): void {
-    if (id >= this.a.length) {
-      let n = this.a.length;
-      while (n <= id) n *= 2;
-      const b = new Int32Array(n);
-      b.set(this.a);
-      this.a = b;
-    }
-    this.a[id] = v;
+/** A growable Int32Array by URL id (ids of other URLs, small indexes). */
+export class Int32ById extends IntById<Int32Array> {
+  constructor(initial = 1024) {
+    super((n) => new Int32Array(n), initial);
   }
 }
