@@ -11,6 +11,11 @@ import { runExport, runStats } from './report-commands.js';
 import { runRobots } from './robots-command.js';
 
 const out = { log: (s: string) => process.stdout.write(`${s}\n`) };
+// output piped into a reader that stops early (`| head`): end quietly, as Unix tools do
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
 
 /** Prints a one-line error and sets the exit code: 2 for user errors, 1 otherwise. Never a stack trace. */
 function fail(err: unknown): void {

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
-/** WAL bytes past which the crawl's own thread checkpoints (RESTART) between transactions. */
+/** WAL bytes past which the crawl's own thread checkpoints (TRUNCATE) between transactions. */
 export const WAL_LIMIT_BYTES = 256 * 1024 ** 2;
 
 /**
@@ -13,13 +13,12 @@ export const WAL_LIMIT_BYTES = 256 * 1024 ** 2;
  *
  * The connection's automatic checkpoints are turned off; the thread runs PASSIVE checkpoints, which
  * never block the writer. A writer that never pauses can keep the WAL from restarting, so after
- * each commit the owner calls {@link Checkpointer.afterCommit}, which checks the WAL's size now and
- * then and, past {@link WAL_LIMIT_BYTES}, runs a RESTART checkpoint itself (by then the thread has
- * copied most pages, so it is short). Crash safety is SQLite's WAL's, unchanged.
+ * each commit the owner calls {@link Checkpointer.afterCommit}, which checks the WAL's size and,
+ * past {@link WAL_LIMIT_BYTES}, runs a TRUNCATE checkpoint itself (by then the thread has copied
+ * most pages, so it is short, and the file is emptied). Crash safety is SQLite's WAL's, unchanged.
  */
 export class Checkpointer {
   private readonly worker: Worker;
-  private commits = 0;
   private stopped = false;
   /** The first error the thread reported, if any (the fallback keeps working). */
   error: string | null = null;
@@ -43,17 +42,25 @@ export class Checkpointer {
     });
   }
 
-  /** Call after each commit: every 64 commits, a look at the WAL's size (one stat). */
+  /**
+   * Call after each commit: one stat of the WAL; past the limit, a TRUNCATE checkpoint on this
+   * thread (the background one has copied most of its pages by then), which also empties the file.
+   */
   afterCommit(): void {
-    if (this.stopped || ++this.commits % 64 !== 0) return;
+    if (this.stopped) return;
     let size = 0;
     try {
       size = statSync(`${this.db.name}-wal`).size;
     } catch {
       return;
     }
-    if (size > this.walLimit) this.db.pragma('wal_checkpoint(RESTART)');
+    if (size <= this.walLimit) return;
+    const [r] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (r?.busy) this.busyCheckpoints++;
   }
+
+  /** TRUNCATE checkpoints that found the background thread busy (they are tried again after the next commit). */
+  busyCheckpoints = 0;
 
   /** Stops the thread (its connection closes) and restores automatic checkpoints on the connection. */
   stop(): void {
