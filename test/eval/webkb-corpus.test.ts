@@ -7,10 +7,10 @@ import { buildWebkbCorpus, stripHttpHeaders, WEBKB_SEEDS, type WebkbBuildStats }
 import { loadCorpus, type Corpus } from '../../src/eval/corpus.js';
 import { startCorpusServer, type CorpusServer } from '../../src/eval/corpus-server.js';
 import { readTar, readTarGzFile } from '../../src/eval/tar-reader.js';
-import { TopicrawlError } from '../../src/errors.js';
 import { loadTopicFile } from '../../src/topic/load-topic.js';
 import { tryNormalizeUrl } from '../../src/url/normalize.js';
 import { SHARED_DIR, suiteTmpDir } from '../helpers/tmp.js';
+import { errorOf } from '../helpers/error-of.js';
 
 // ---- a tiny tar writer: 512-byte headers written by hand ----
 
@@ -59,15 +59,6 @@ function tar(...members: Buffer[]): Buffer {
   return Buffer.concat([...members, Buffer.alloc(1024)]);
 }
 
-function errorOf(fn: () => unknown): TopicrawlError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof TopicrawlError) return err;
-    throw err;
-  }
-  throw new Error('expected a TopicrawlError');
-}
 
 describe('readTar', () => {
   it('reads files and folders, GNU long names, ustar prefixes, pax paths and a name ending in "\\r"', () => {

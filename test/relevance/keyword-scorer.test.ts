@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { KeywordScorer } from '../../src/relevance/keyword-scorer.js';
-import type { ScorableDoc } from '../../src/relevance/relevance-scorer.js';
 import { wordSegmenter } from '../../src/relevance/cjk-boundaries.js';
+import { body, doc, FIELDS, filler } from '../helpers/scorer-docs.js';
 
-const FIELDS = { title: 3, headings: 2, anchor: 2, body: 1 };
-const FILLER = 'lorem ipsum dolor amet consectetur adipiscing elit sed eiusmod tempor'.split(' ');
-/** n filler words (none is a stop word or a keyword). */
-const filler = (n: number) => Array.from({ length: n }, (_, i) => FILLER[i % FILLER.length]).join(' ');
-const doc = (p: Partial<ScorableDoc>): ScorableDoc => ({ url: 'http://example.com/', title: '', headings: '', anchors: [], body: '', ...p });
-/** A body of `words` filler words with `mentions` occurrences of `term` spread over it (same length for any mentions). */
-function body(term: string, mentions: number, words = 400): string {
-  const out = filler(words).split(' ');
-  for (let m = 0; m < mentions; m++) out[Math.floor(((m + 0.5) * words) / mentions)] = term;
-  return out.join(' ');
-}
 
 describe('KeywordScorer: Chinese scripts', () => {
   const scorer = new KeywordScorer({ keywords: { 烟草: 1, 捲煙: 1 }, fields: FIELDS });

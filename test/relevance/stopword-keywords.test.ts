@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { TopicrawlError } from '../../src/errors.js';
 import { buildConfig } from '../../src/topic/config.js';
 import { parseTopicText } from '../../src/topic/load-topic.js';
+import { errorOf } from '../helpers/error-of.js';
 
-function errorOf(fn: () => unknown): TopicrawlError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof TopicrawlError) return err;
-    throw err;
-  }
-  throw new Error('expected a TopicrawlError');
-}
 
 describe('topic validation: stop-word keywords', () => {
   it('rejects a keyword that is an English stop word, naming it and its line', () => {

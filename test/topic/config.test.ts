@@ -4,20 +4,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildConfig, loadConfig, parseSetFlag } from '../../src/topic/config.js';
 import { TopicSchema } from '../../src/topic/topic-schema.js';
-import { TopicrawlError } from '../../src/errors.js';
+import { errorOf } from '../helpers/error-of.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicrawl-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function errorOf(fn: () => unknown): TopicrawlError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof TopicrawlError) return err;
-    throw err;
-  }
-  throw new Error('expected a TopicrawlError, nothing was thrown');
-}
 
 const input = { name: 't', seeds: ['http://a.example/'], strategy: { name: 'fish', x: 0.5 }, limits: { max_pages: 50 } };
 const defaults = TopicSchema.parse({ name: 't', seeds: ['http://a.example/'] });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadTopicFile, parseTopicText } from '../../src/topic/load-topic.js';
-import { TopicrawlError } from '../../src/errors.js';
+import { errorOf } from '../helpers/error-of.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'topicrawl-topic-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -14,15 +14,6 @@ function write(name: string, text: string): string {
   return p;
 }
 
-function errorOf(fn: () => unknown): TopicrawlError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof TopicrawlError) return err;
-    throw err;
-  }
-  throw new Error('expected a TopicrawlError, nothing was thrown');
-}
 
 const minimal = 'name: tobacco\nseeds:\n  - http://yancao.example/\n';
 
