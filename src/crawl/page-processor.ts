@@ -11,6 +11,7 @@ import { urlHash } from '../url/url-hash.js';
 import type { AnalyzerPool } from './analyzer-pool.js';
 import { intakeLinks } from './link-intake.js';
 import type { PageAnalysis } from './page-analysis.js';
+import { HTML_TYPES } from '../fetch/html-types.js';
 
 export interface ProcessorDeps {
   store: Store;
@@ -33,7 +34,6 @@ export interface ProcessedPage {
   pruned: number;
 }
 
-const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
 /**
  * Records one fetch outcome. The heavy part (decode, parse, score, links, compression) runs on the

@@ -15,6 +15,7 @@
  */
 import { prepareText } from './keyword-matcher.js';
 import { SENTENCE_BREAK, isCjkUnit } from './scan.js';
+import { urlWords } from '../url/url-words.js';
 
 /** Default number of hash bits: 2^18 = 262,144 buckets. */
 export const DEFAULT_HASH_BITS = 18;
@@ -52,19 +53,11 @@ export function textTerms(text: string): string[] {
 
 /** Letter/digit tokens of a URL's host and path, lower-cased; [] for an invalid URL. */
 export function urlTerms(url: string): string[] {
-  let u: URL;
   try {
-    u = new URL(url);
+    return urlWords(new URL(url));
   } catch {
     return [];
   }
-  let path = u.pathname;
-  try {
-    path = decodeURIComponent(path);
-  } catch {
-    // keep it encoded
-  }
-  return `${u.hostname} ${path}`.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0);
 }
 
 /** Field-prefixed terms of a page (see the file header). */

@@ -13,11 +13,11 @@ import { budgetMu, classOf, enrolFetchedPages } from './revisit-schedule.js';
 import { nextIntervalMs, pageChangeRate } from './revisit-policy.js';
 import { fingerprintBytes, fingerprintHtml } from './text-fingerprint.js';
 import { storedConfig, type RecrawlEvents, type RecrawlerOptions, type RecrawlSummary } from './recrawl-types.js';
+import { HTML_TYPES } from '../fetch/html-types.js';
 
 export { storedConfig } from './recrawl-types.js';
 export type { CheckEvent, RecrawlEvents, RecrawlerOptions, RecrawlSummary } from './recrawl-types.js';
 
-const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
 /**
  * Revisits the pages of a crawl file that are due (seed 001 §2.5, seed 002): conditional requests

@@ -4,9 +4,9 @@ import type { Config } from '../topic/config.js';
 import { fingerprintBytes, fingerprintHtml } from './text-fingerprint.js';
 import { classConfigFor, classifyPage } from './url-class.js';
 import { pageChangeRate, pageFrequencyBounds, solveMu, type FrequencyBounds, type RevisitClassConfig } from './revisit-policy.js';
+import { HTML_TYPES } from '../fetch/html-types.js';
 
 const DAY_MS = 86_400_000;
-const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
 /** The topic's revisit settings. */
 export type RevisitSettings = Config['revisit'];

@@ -8,6 +8,8 @@
  *       − segment_penalty × (path segments) (fewer segments rank higher; "/" has 0)
  *   IL  = 1 / (1 + e^(−raw))                (in (0,1); 0.5 when nothing applies)
  */
+import { urlWords } from '../url/url-words.js';
+
 export interface LocationWeights {
   tokens: Readonly<Record<string, number>>;
   tld: Readonly<Record<string, number>>;
@@ -35,13 +37,7 @@ export function createLocationMetric(w: LocationWeights): (url: string) => numbe
       return 0;
     }
     const host = u.hostname.toLowerCase();
-    let path = u.pathname;
-    try {
-      path = decodeURIComponent(path);
-    } catch {
-      /* keep encoded */
-    }
-    const words = `${host} ${path.toLowerCase()} ${u.search.toLowerCase()}`.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const words = urlWords(u, true);
     let raw = 0;
     for (const [t, v] of tokens) {
       for (const word of words) {
