@@ -5,9 +5,11 @@
  * computed from the TRUE rates: the ceiling any estimator-driven schedule can reach.
  *
  *   npx tsx scripts/bench-revisit.ts [--pages 10000] [--budget 10000] [--days 30] [--warmup 7]
- *                                    [--min-rate 0.01] [--max-rate 10] [--seed 1] [--json]
+ *                                    [--min-rate 0.01] [--max-rate 10] [--rates log-uniform|bimodal]
+ *                                    [--fast-share 0.5] [--seed 1] [--json]
  *
- * - Rates λ log-uniform in [min-rate, max-rate] changes/day; page sizes log-normal (median 30 KB,
+ * - Rates λ log-uniform in [min-rate, max-rate] changes/day (or, with --rates bimodal, each page
+ *   at max-rate with probability fast-share, else at min-rate); page sizes log-normal (median 30 KB,
  *   σ 0.8), 300 header bytes per response; a check that finds no change is answered 304 (headers
  *   only), one that finds a change 200 (headers + body).
  * - Every page is fetched at t = 0 (that copy is the baseline, not counted). Uniform: every page
@@ -25,7 +27,7 @@ import { BinaryHeap } from '../src/frontier/binary-heap.js';
 import { mulberry32, type Rng } from '../src/eval/prng.js';
 import { estimateChangeRate, freshnessOf } from '../src/revisit/change-rate.js';
 import {
-  classFrequencyBounds, nextIntervalMs, optimalFrequency, pageFrequencyBounds, solveMu, type FrequencyBounds, type PageRevisitState, type RevisitClassConfig,
+  classFrequencyBounds, frequencyAt, nextIntervalMs, pageChangeRate, pageFrequencyBounds, solveBudget, type BudgetLevel, type FrequencyBounds, type PageRevisitState, type RevisitClassConfig,
 } from '../src/revisit/revisit-policy.js';
 
 const DAY_MS = 86_400_000;
@@ -40,6 +42,8 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '7' },
     'min-rate': { type: 'string', default: '0.01' },
     'max-rate': { type: 'string', default: '10' },
+    rates: { type: 'string', default: 'log-uniform' },
+    'fast-share': { type: 'string', default: '0.5' },
     seed: { type: 'string', default: '1' },
     json: { type: 'boolean', default: false },
   },
@@ -50,6 +54,10 @@ const DAYS = Number(args.days);
 const WARMUP = Number(args.warmup);
 const MIN_RATE = Number(args['min-rate']);
 const MAX_RATE = Number(args['max-rate']);
+const RATES = args.rates;
+if (RATES !== 'log-uniform' && RATES !== 'bimodal') throw new Error(`--rates: expected log-uniform or bimodal, got ${RATES}`);
+const FAST_SHARE = Number(args['fast-share']);
+const RATES_TEXT = RATES === 'bimodal' ? `bimodal: ${MAX_RATE}/day for a share ${FAST_SHARE}, else ${MIN_RATE}/day` : `log-uniform in [${MIN_RATE}, ${MAX_RATE}]/day`;
 const SEED = Number(args.seed);
 const END_MS = DAYS * DAY_MS;
 const UNIFORM_MS = (N / BUDGET) * DAY_MS;
@@ -70,7 +78,8 @@ function normal(rng: Rng): number {
 function makePages(rng: Rng): Page[] {
   const pages: Page[] = [];
   for (let i = 0; i < N; i++) {
-    const rate = MIN_RATE * Math.pow(MAX_RATE / MIN_RATE, rng.next());
+    const u = rng.next();
+    const rate = RATES === 'bimodal' ? (u < FAST_SHARE ? MAX_RATE : MIN_RATE) : MIN_RATE * Math.pow(MAX_RATE / MIN_RATE, u);
     const bytes = Math.round(30_000 * Math.exp(0.8 * normal(rng)));
     const times: number[] = [];
     for (let t = 0; ; ) {
@@ -102,7 +111,7 @@ interface SimResult {
   savedBytes: number;
   savedShare: number;
   /** Freshness and fetches per decade of the true rate, slowest first. */
-  byDecade: { rates: string; freshness: number; fetches: number }[];
+  byDecade: { rates: string; pages: number; freshness: number; fetches: number }[];
 }
 
 function simulate(pages: Page[], schedule: Schedule): SimResult {
@@ -155,7 +164,7 @@ function simulate(pages: Page[], schedule: Schedule): SimResult {
     notModified, wireBytes: wire, savedBytes: saved, savedShare: saved / (wire + saved),
     byDecade: Array.from({ length: decades }, (_, d) => ({
       rates: `${+(MIN_RATE * 10 ** d).toPrecision(3)}–${+Math.min(MAX_RATE, MIN_RATE * 10 ** (d + 1)).toPrecision(3)}`,
-      freshness: decFresh[d] / (decCount[d] * samples), fetches: decFetch[d],
+      pages: decCount[d], freshness: decCount[d] ? decFresh[d] / (decCount[d] * samples) : 0, fetches: decFetch[d],
     })),
   };
 }
@@ -171,7 +180,7 @@ const BOUNDS = classFrequencyBounds(CLASS);
 
 function adaptiveSchedule(): Schedule & { muLog: number[] } {
   const states: PageRevisitState[] = Array.from({ length: N }, () => ({ cls: 'page', checks: 0, changes: 0, firstCheckAt: 0, lastCheckAt: 0 }));
-  let mu: number | null = null;
+  let budget: BudgetLevel | null = null;
   const muLog: number[] = [];
   return {
     muLog,
@@ -181,14 +190,14 @@ function adaptiveSchedule(): Schedule & { muLog: number[] } {
       s.checks++;
       if (changed) s.changes++;
       s.lastCheckAt = now;
-      return now + nextIntervalMs(s, CLASS, { minChecks: MIN_CHECKS, mu });
+      return now + nextIntervalMs(s, CLASS, { minChecks: MIN_CHECKS, budget });
     },
     daily() {
       const rates: number[] = [];
       const bounds: FrequencyBounds[] = [];
       let learning = 0;
       for (const s of states) {
-        const r = s.checks >= MIN_CHECKS ? estimateChangeRate(s.checks, s.changes, (s.lastCheckAt - s.firstCheckAt) / DAY_MS) : null;
+        const r = s.checks >= MIN_CHECKS ? pageChangeRate(s) : null;
         if (r === null) learning++;
         else {
           rates.push(r);
@@ -196,25 +205,27 @@ function adaptiveSchedule(): Schedule & { muLog: number[] } {
         }
       }
       if (rates.length === 0) return;
-      mu = solveMu(rates, BUDGET - learning * (DAY_MS / CLASS.initial_ms), bounds);
-      muLog.push(mu);
+      budget = solveBudget(rates, BUDGET - learning * (DAY_MS / CLASS.initial_ms), bounds);
+      muLog.push(budget.mu);
     },
   };
 }
 
 function oracleSchedule(pages: Page[]): Schedule {
-  const mu = solveMu(pages.map((p) => p.rate), BUDGET, BOUNDS);
-  const interval = pages.map((p) => DAY_MS / Math.min(Math.max(optimalFrequency(p.rate, mu), BOUNDS.minPerDay), BOUNDS.maxPerDay));
+  const level = solveBudget(pages.map((p) => p.rate), BUDGET, BOUNDS);
+  const interval = pages.map((p) => DAY_MS / frequencyAt(p.rate, level, BOUNDS));
   return { first: (i) => stagger(i, interval[i]), after: (i, now) => now + interval[i] };
 }
 
 /** Expected freshness of each schedule in steady state with known rates (no simulation noise, no learning). */
-function analytic(pages: Page[], budget = BUDGET): { uniform: number; optimal: number } {
-  const mu = solveMu(pages.map((p) => p.rate), budget, BOUNDS);
+/** `bounds` null: no interval bounds. */
+function analytic(pages: Page[], budget = BUDGET, bounds: FrequencyBounds | null = BOUNDS): { uniform: number; optimal: number } {
+  const level = solveBudget(pages.map((p) => p.rate), budget, bounds ?? undefined);
   let u = 0, o = 0;
   for (const p of pages) {
     u += freshnessOf(p.rate, N / budget);
-    o += freshnessOf(p.rate, 1 / Math.min(Math.max(optimalFrequency(p.rate, mu), BOUNDS.minPerDay), BOUNDS.maxPerDay));
+    const f = frequencyAt(p.rate, level, bounds ?? undefined);
+    o += f > 0 ? freshnessOf(p.rate, 1 / f) : 0;
   }
   return { uniform: u / pages.length, optimal: o / pages.length };
 }
@@ -227,14 +238,31 @@ const adaptive = simulate(pages, adaptiveSched);
 const oracle = simulate(pages, oracleSchedule(pages));
 const expected = analytic(pages);
 /** The same steady-state ceiling at other budgets (checks per page per day), for context. */
-const ceilingByBudget = [0.1, 0.25, 0.5, 1, 2, 5].map((perPage) => {
-  const a = analytic(pages, perPage * N);
+/**
+ * The same steady-state ceiling at other budgets (checks per page per day), without interval bounds:
+ * the largest gain over uniform that any schedule can get from these rates, whatever the budget.
+ */
+const ceilingByBudget = [0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20].map((perPage) => {
+  const a = analytic(pages, perPage * N, null);
   return { checksPerPagePerDay: perPage, uniform: a.uniform, optimal: a.optimal, gainPoints: (a.optimal - a.uniform) * 100 };
 });
+const bestCeiling = ceilingByBudget.reduce((a, b) => (b.gainPoints > a.gainPoints ? b : a));
+/** The budget a uniform schedule needs to be as fresh as the adaptive one (expected steady state; bisection). */
+function uniformBudgetFor(freshness: number): number {
+  let lo = 1e-3 * BUDGET, hi = 1e3 * BUDGET;
+  for (let i = 0; i < 100; i++) {
+    const mid = Math.sqrt(lo * hi);
+    let u = 0;
+    for (const p of pages) u += freshnessOf(p.rate, N / mid);
+    if (u / N < freshness) lo = mid;
+    else hi = mid;
+  }
+  return Math.sqrt(lo * hi);
+}
 const result = {
-  command: `npx tsx scripts/bench-revisit.ts --pages ${N} --budget ${BUDGET} --days ${DAYS} --warmup ${WARMUP} --min-rate ${MIN_RATE} --max-rate ${MAX_RATE} --seed ${SEED}`,
+  command: `npx tsx scripts/bench-revisit.ts --pages ${N} --budget ${BUDGET} --days ${DAYS} --warmup ${WARMUP} --min-rate ${MIN_RATE} --max-rate ${MAX_RATE} --rates ${RATES}${RATES === 'bimodal' ? ` --fast-share ${FAST_SHARE}` : ''} --seed ${SEED}`,
   setup: {
-    pages: N, budgetPerDay: BUDGET, days: DAYS, warmupDays: WARMUP, rates: `log-uniform [${MIN_RATE}, ${MAX_RATE}] changes/day`,
+    pages: N, budgetPerDay: BUDGET, days: DAYS, warmupDays: WARMUP, rates: `${RATES_TEXT} (changes/day)`,
     sizes: 'log-normal, median 30 KB, sigma 0.8', headerBytes: HEADER_BYTES, uniformIntervalDays: UNIFORM_MS / DAY_MS,
     adaptiveClass: { initialDays: CLASS.initial_ms / DAY_MS, minHours: CLASS.min_ms / HOUR_MS, maxDays: CLASS.max_ms / DAY_MS, minChecks: MIN_CHECKS },
     sampling: 'hourly, after the warm-up', seed: SEED,
@@ -242,6 +270,10 @@ const result = {
   uniform, adaptive, oracle,
   expectedSteadyFreshness: expected,
   ceilingByBudget,
+  bestCeiling,
+  /** Checks per day a uniform schedule needs for the adaptive schedule's freshness, and the share of them adaptive saves. */
+  uniformBudgetForAdaptive: uniformBudgetFor(adaptive.freshness),
+  fetchSaving: 1 - adaptive.fetches / DAYS / uniformBudgetFor(adaptive.freshness),
   finalMu: adaptiveSched.muLog.at(-1) ?? null,
   budgetRatio: adaptive.fetches / uniform.fetches,
   freshnessGainPoints: (adaptive.freshness - uniform.freshness) * 100,
@@ -259,7 +291,7 @@ if (args.json) {
   process.stdout.write(
     [
       `$ ${result.command}`,
-      `${N} pages, λ log-uniform in [${MIN_RATE}, ${MAX_RATE}]/day, budget ${BUDGET} checks/day, ${DAYS} days (freshness and age sampled hourly after day ${WARMUP})`,
+      `${N} pages, λ ${RATES_TEXT}, budget ${BUDGET} checks/day, ${DAYS} days (freshness and age sampled hourly after day ${WARMUP})`,
       '',
       'schedule   fetches    per day  freshness  age (d)  changed      wire  304 saved   saved',
       row('uniform', uniform),
@@ -267,14 +299,18 @@ if (args.json) {
       row('oracle', oracle),
       '',
       'by true rate (changes/day): freshness, fetches',
-      ...uniform.byDecade.map((d, k) => {
+      ...uniform.byDecade.flatMap((d, k) => {
+        if (d.pages === 0) return [];
         const cell = (r: SimResult) => `${pct(r.byDecade[k].freshness).padStart(6)} ${String(r.byDecade[k].fetches).padStart(7)}`;
-        return `  ${d.rates.padEnd(10)} uniform ${cell(uniform)}   adaptive ${cell(adaptive)}   oracle ${cell(oracle)}`;
+        return [`  ${d.rates.padEnd(10)} uniform ${cell(uniform)}   adaptive ${cell(adaptive)}   oracle ${cell(oracle)}`];
       }),
       '',
       `adaptive − uniform: ${result.freshnessGainPoints.toFixed(1)} freshness points (target ≥ 10: ${result.targetMet ? 'met' : 'NOT met'}); fetches adaptive/uniform = ${result.budgetRatio.toFixed(4)}`,
       `steady-state expectation with known rates: uniform ${pct(expected.uniform)}, optimal ${pct(expected.optimal)} (the most any schedule with this budget and these bounds can reach)`,
-      `same, other budgets (checks/page/day: uniform → optimal): ${ceilingByBudget.map((c) => `${c.checksPerPagePerDay}: ${pct(c.uniform)} → ${pct(c.optimal)}`).join(', ')}`,
+      `a uniform schedule needs ${result.uniformBudgetForAdaptive.toFixed(0)} checks/day to be as fresh as adaptive: adaptive saves ${pct(result.fetchSaving)} of the fetches for the same freshness`,
+      `the same ceiling at other budgets, no interval bounds (checks/page/day: uniform → optimal):`,
+      `  ${ceilingByBudget.map((c) => `${c.checksPerPagePerDay}: ${pct(c.uniform)} → ${pct(c.optimal)}`).join(', ')}`,
+      `  largest gain any schedule can get from these rates: ${bestCeiling.gainPoints.toFixed(1)} points, at ${bestCeiling.checksPerPagePerDay} checks/page/day`,
       `${result.seconds.toFixed(1)} s`,
       '',
     ].join('\n'),

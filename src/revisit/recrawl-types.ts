@@ -22,8 +22,8 @@ export interface RecrawlerOptions {
   now?: () => number;
   /** Waits `ms` on that clock; default a timer that stop() cuts short. A test clock advances itself. */
   sleep?: (ms: number) => Promise<void>;
-  /** Recompute the budget multiplier μ every this many checks (and at the start of each run); default 500. */
-  muEvery?: number;
+  /** Recompute the budget level (multiplier μ) every this many checks (and at the start of each run); default 500. */
+  budgetEvery?: number;
 }
 
 /** One revisit, as an event. */

@@ -9,8 +9,8 @@ import { UndiciFetcher } from '../fetch/undici-fetcher.js';
 import { compressBody } from '../store/body-codec.js';
 import { RevisitStore, type CheckOutcome, type DuePage } from '../store/revisit-store.js';
 import type { Config } from '../topic/config.js';
-import { budgetMu, classOf, enrolFetchedPages } from './revisit-schedule.js';
-import { nextIntervalMs, pageChangeRate } from './revisit-policy.js';
+import { budgetLevel, classOf, enrolFetchedPages } from './revisit-schedule.js';
+import { nextIntervalMs, pageChangeRate, type BudgetLevel } from './revisit-policy.js';
 import { fingerprintBytes, fingerprintHtml } from './text-fingerprint.js';
 import { storedConfig, type RecrawlEvents, type RecrawlerOptions, type RecrawlSummary } from './recrawl-types.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
@@ -38,12 +38,12 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
   private readonly analyze: (input: AnalysisInput) => PageAnalysis;
   private readonly now: () => number;
   private readonly sleepFn: (ms: number) => Promise<void>;
-  private readonly muEvery: number;
+  private readonly budgetEvery: number;
   /** host id → earliest next request (ms), and its politeness delay */
   private readonly hostReady = new Map<number, number>();
   private readonly hostDelay = new Map<number, number>();
-  private mu: number | null = null;
-  private sinceMu = 0;
+  private budget: BudgetLevel | null = null;
+  private sinceBudget = 0;
   private stopping = false;
   private wake: (() => void) | null = null;
   private sum!: RecrawlSummary;
@@ -56,7 +56,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     this.rs = new RevisitStore(this.state.store.db);
     this.now = opts.now ?? Date.now;
     this.sleepFn = opts.sleep ?? ((ms) => this.timerSleep(ms));
-    this.muEvery = opts.muEvery ?? 500;
+    this.budgetEvery = opts.budgetEvery ?? 500;
     this.ownsFetcher = !opts.fetcher;
     this.fetcher = opts.fetcher ?? new UndiciFetcher(fetcherOptions(this.cfg, opts));
     const p = this.cfg.politeness;
@@ -82,8 +82,8 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     };
     const settings = this.cfg.revisit;
     this.sum.enrolled += enrolFetchedPages(this.rs, settings, (fn) => store.transaction(fn));
-    this.mu = budgetMu(this.rs.scheduled(), settings);
-    this.sinceMu = 0;
+    this.budget = budgetLevel(this.rs.scheduled(), settings);
+    this.sinceBudget = 0;
     const inflight = new Map<number, Promise<void>>();
     let fatal: unknown = null;
     const concurrency = Math.max(1, this.cfg.politeness.concurrency);
@@ -218,7 +218,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       if (outcome === 'changed') row.changes++;
       row.failures = 0;
       row.lastCheckAt = at;
-      row.nextAt = at + nextIntervalMs(row, cls, { minChecks: settings.min_checks, mu: this.mu });
+      row.nextAt = at + nextIntervalMs(row, cls, { minChecks: settings.min_checks, budget: this.budget });
     } else if (outcome === 'failed') {
       row.nextAt = at + cls.min_ms;
     } else {
@@ -242,9 +242,9 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       url: p.url, status: res.status, outcome, cls: row.cls, checks: row.checks, changes: row.changes, rate,
       nextAt: outcome === 'deleted' ? null : row.nextAt, newUrls,
     });
-    if (++this.sinceMu >= this.muEvery) {
-      this.mu = budgetMu(this.rs.scheduled(), settings);
-      this.sinceMu = 0;
+    if (++this.sinceBudget >= this.budgetEvery) {
+      this.budget = budgetLevel(this.rs.scheduled(), settings);
+      this.sinceBudget = 0;
     }
   }
 

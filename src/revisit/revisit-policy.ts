@@ -96,28 +96,57 @@ function clamp(x: number, lo: number, hi: number): number {
 }
 
 /**
- * The multiplier μ (days) at which the pages' optimal frequencies add up to `budgetPerDay`
- * checks per day: Σ f_i(μ) = budget, by bisection on log μ (Σ f_i falls as μ grows). `bounds`
- * (optional, one for all pages or one per page) clamps each f_i first, as the intervals will be
- * clamped, so that the clamped schedule spends the budget. Returns Infinity when the budget is
- * at or below what the lower bounds alone spend (or no page has a positive rate: every page then
- * gets its longest interval), and 0 when even the upper bounds cannot spend it.
+ * Where a budget puts the pages: the multiplier μ (days), and how the pages whose rate is 1/μ to
+ * floating-point precision share what is left. Near μλ = 1 the optimal frequency falls from about
+ * λ/40 to 0 within a relative change of μ that a double cannot resolve (r = λ/f grows like
+ * ln(1/(1 − μλ))), so when many pages have (nearly) the same rate, as estimated rates often do,
+ * no single μ spends the budget. There the freshness is linear in f (F ≈ f/λ), so any split
+ * among those pages is as good as another: each gets the share `fill` of the way from its
+ * frequency at `mu` to its frequency at `muBelow`, which spends the budget exactly.
  */
-export function solveMu(
+export interface BudgetLevel {
+  /** The multiplier: the upper end of the final bisection interval (Σ f ≤ budget there). */
+  mu: number;
+  /** The lower end (Σ f > budget there); equal to `mu` when no page sits at the jump. */
+  muBelow: number;
+  /** In [0, 1]: how far each page moves from its frequency at `mu` towards that at `muBelow`. */
+  fill: number;
+}
+
+const clampTo = (f: number, b: FrequencyBounds | undefined): number => (b ? clamp(f, b.minPerDay, b.maxPerDay) : f);
+
+/**
+ * A page's check frequency (checks per day) at a budget level, clamped to its bounds: the
+ * optimal frequency at `level.mu`, moved `level.fill` of the way towards that at `level.muBelow`.
+ */
+export function frequencyAt(rate: number, level: BudgetLevel, bounds?: FrequencyBounds): number {
+  const f = clampTo(optimalFrequency(rate, level.mu), bounds);
+  if (level.fill === 0 || level.muBelow === level.mu) return f;
+  return f + level.fill * (clampTo(optimalFrequency(rate, level.muBelow), bounds) - f);
+}
+
+/**
+ * The budget level at which the pages' optimal frequencies add up to `budgetPerDay` checks per
+ * day: Σ f_i = budget, by bisection on log μ (Σ f_i falls as μ grows), then the `fill` that spends
+ * what the jump at μλ = 1 leaves (see {@link BudgetLevel}). `bounds` (optional, one for all pages
+ * or one per page) clamps each f_i first, as the intervals will be clamped, so that the clamped
+ * schedule spends the budget. μ is Infinity when the budget is at or below what the lower bounds
+ * alone spend (or no page has a positive rate: every page then gets its longest interval), and 0
+ * when even the upper bounds cannot spend it.
+ */
+export function solveBudget(
   rates: readonly number[],
   budgetPerDay: number,
   bounds?: FrequencyBounds | readonly FrequencyBounds[],
-): number {
-  const boundAt = (i: number): FrequencyBounds =>
-    bounds === undefined ? { minPerDay: 0, maxPerDay: Infinity } : Array.isArray(bounds) ? (bounds as readonly FrequencyBounds[])[i] : (bounds as FrequencyBounds);
+): BudgetLevel {
+  const boundAt = (i: number): FrequencyBounds | undefined =>
+    bounds === undefined ? undefined : Array.isArray(bounds) ? (bounds as readonly FrequencyBounds[])[i] : (bounds as FrequencyBounds);
   const total = (mu: number): number => {
     let s = 0;
-    for (let i = 0; i < rates.length; i++) {
-      const b = boundAt(i);
-      s += clamp(optimalFrequency(rates[i], mu), b.minPerDay, b.maxPerDay);
-    }
+    for (let i = 0; i < rates.length; i++) s += clampTo(optimalFrequency(rates[i], mu), boundAt(i));
     return s;
   };
+  const at = (mu: number): BudgetLevel => ({ mu, muBelow: mu, fill: 0 });
   let maxRate = 0;
   let minRate = Infinity;
   for (const r of rates) {
@@ -126,19 +155,31 @@ export function solveMu(
       minRate = Math.min(minRate, r);
     }
   }
-  if (maxRate === 0) return Infinity;
+  if (maxRate === 0) return at(Infinity);
   // Above 1/minRate every f is 0 (only lower bounds spend); below, Σ f grows without bound as μ → 0.
   let hi = 1 / minRate;
-  if (total(hi) >= budgetPerDay) return Infinity;
+  if (total(hi) >= budgetPerDay) return at(Infinity);
   let lo = hi;
   for (let i = 0; i < 200 && total(lo) < budgetPerDay; i++) lo /= 4;
-  if (total(lo) < budgetPerDay) return 0;
+  if (total(lo) < budgetPerDay) return at(0);
   for (let i = 0; i < 200 && hi / lo > 1 + 1e-12; i++) {
     const mid = Math.sqrt(lo * hi);
     if (total(mid) > budgetPerDay) lo = mid;
     else hi = mid;
   }
-  return Math.sqrt(lo * hi);
+  const spentHi = total(hi);
+  const spentLo = total(lo);
+  const fill = spentLo > spentHi ? clamp((budgetPerDay - spentHi) / (spentLo - spentHi), 0, 1) : 0;
+  return { mu: hi, muBelow: lo, fill };
+}
+
+/** The multiplier μ of {@link solveBudget} alone. */
+export function solveMu(
+  rates: readonly number[],
+  budgetPerDay: number,
+  bounds?: FrequencyBounds | readonly FrequencyBounds[],
+): number {
+  return solveBudget(rates, budgetPerDay, bounds).mu;
 }
 
 /**
@@ -158,16 +199,16 @@ export const MAX_GROWTH = 2;
 
 /**
  * The next revisit interval (ms) of a page: the class's `initial_ms` until it has `minChecks`
- * checks; then λ̂ = estimateChangeRate(checks, changes, span in days) and, with `mu` from
- * {@link solveMu}, the interval 1/f of the freshness-optimal frequency (a page changing too fast
- * for the budget, or not at all, gets `max_ms`); with `mu: null`, 1/λ̂. Then capped at
+ * checks; then λ̂ = estimateChangeRate(checks, changes, span in days) and, with `budget` from
+ * {@link solveBudget}, the interval 1/f of the freshness-optimal frequency (a page changing too
+ * fast for the budget, or not at all, gets `max_ms`); with `budget: null`, 1/λ̂. Then capped at
  * {@link MAX_GROWTH} × the page's mean interval so far (but never below initial_ms), and always
  * within [min_ms, max_ms].
  */
 export function nextIntervalMs(
   state: PageRevisitState,
   cls: RevisitClassConfig,
-  opts: { minChecks: number; mu: number | null },
+  opts: { minChecks: number; budget: BudgetLevel | null },
 ): number {
   const lo = Math.min(cls.min_ms, cls.max_ms);
   const hi = Math.max(cls.min_ms, cls.max_ms);
@@ -175,9 +216,9 @@ export function nextIntervalMs(
   const rate = estimateChangeRate(state.checks, state.changes, (state.lastCheckAt - state.firstCheckAt) / DAY_MS);
   if (rate === null) return clamp(cls.initial_ms, lo, hi);
   let interval: number;
-  if (opts.mu === null) interval = intervalWithoutBudgetMs(rate);
+  if (opts.budget === null) interval = intervalWithoutBudgetMs(rate);
   else {
-    const f = optimalFrequency(rate, opts.mu);
+    const f = frequencyAt(rate, opts.budget, pageFrequencyBounds(state, cls));
     interval = f > 0 ? DAY_MS / f : Infinity;
   }
   const meanInterval = (state.lastCheckAt - state.firstCheckAt) / state.checks;

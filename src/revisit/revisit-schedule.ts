@@ -3,7 +3,7 @@ import type { RevisitRow, RevisitStore } from '../store/revisit-store.js';
 import type { Config } from '../topic/config.js';
 import { fingerprintBytes, fingerprintHtml } from './text-fingerprint.js';
 import { classConfigFor, classifyPage } from './url-class.js';
-import { pageChangeRate, pageFrequencyBounds, solveMu, type FrequencyBounds, type RevisitClassConfig } from './revisit-policy.js';
+import { pageChangeRate, pageFrequencyBounds, solveBudget, type BudgetLevel, type FrequencyBounds, type RevisitClassConfig } from './revisit-policy.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
 
 const DAY_MS = 86_400_000;
@@ -55,11 +55,11 @@ export function enrolFetchedPages(rs: RevisitStore, settings: RevisitSettings, t
 }
 
 /**
- * The budget multiplier μ for the pages in scheduling (revisit-policy.ts solveMu): pages with their
+ * The budget level for the pages in scheduling (revisit-policy.ts solveBudget): pages with their
  * own estimate (≥ min_checks checks) share the budget left after the pages still on their class's
  * initial interval, each frequency clamped to its own bounds (pageFrequencyBounds).
  */
-export function budgetMu(rows: RevisitRow[], settings: RevisitSettings): number | null {
+export function budgetLevel(rows: RevisitRow[], settings: RevisitSettings): BudgetLevel | null {
   const rates: number[] = [];
   const bounds: FrequencyBounds[] = [];
   let budget = settings.budget_per_day;
@@ -77,5 +77,5 @@ export function budgetMu(rows: RevisitRow[], settings: RevisitSettings): number 
     bounds.push(pageFrequencyBounds(state, cls));
   }
   if (rates.length === 0) return null;
-  return solveMu(rates, Math.max(budget, 0), bounds);
+  return solveBudget(rates, Math.max(budget, 0), bounds);
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { freshnessOf } from '../../src/revisit/change-rate.js';
 import {
-  classFrequencyBounds, DEFAULT_REVISIT_CLASSES, MAX_GROWTH, nextIntervalMs, optimalFrequency, pageChangeRate, pageFrequencyBounds, solveMu,
+  classFrequencyBounds, DEFAULT_REVISIT_CLASSES, frequencyAt, MAX_GROWTH, nextIntervalMs, optimalFrequency, pageChangeRate, pageFrequencyBounds, solveBudget, solveMu,
   type PageRevisitState, type RevisitClassConfig,
 } from '../../src/revisit/revisit-policy.js';
 import { mulberry32 } from '../../src/eval/prng.js';
@@ -11,6 +11,8 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const content: RevisitClassConfig = { name: 'content', patterns: [], initial_ms: 7 * DAY, min_ms: DAY, max_ms: 60 * DAY };
 const F = (rate: number, f: number) => (f > 0 ? freshnessOf(rate, 1 / f) : 0);
+/** A budget level with no page at the jump. */
+const at = (mu: number) => ({ mu, muBelow: mu, fill: 0 });
 
 function logUniformRates(n: number, seed: number, lo = 0.01, hi = 10): number[] {
   const rng = mulberry32(seed);
@@ -109,6 +111,30 @@ describe('solveMu', () => {
     }
   });
 
+  it('spends the budget when many pages share a rate at the jump (μλ = 1), and then beats the uniform allocation', () => {
+    // half the pages change 10 times a day, half once in 100 days; 0.2 checks per page per day. The
+    // slow pages' marginal gain drops below 1/10 before the budget is spent, so the rest goes to
+    // the fast pages, whose optimal frequency at μ = 1/10 is anywhere between 0 and about λ/40.
+    const bimodal = Array.from({ length: 1000 }, (_, i) => (i % 2 ? 10 : 0.01));
+    const budget = 200;
+    const level = solveBudget(bimodal, budget);
+    expect(level.mu * 10).toBeCloseTo(1, 9);
+    expect(level.fill).toBeGreaterThan(0);
+    expect(level.fill).toBeLessThan(1);
+    const fs = bimodal.map((r) => frequencyAt(r, level));
+    expect(fs.reduce((a, b) => a + b, 0) / budget).toBeCloseTo(1, 9);
+    // μ alone leaves budget unspent: that allocation is worse than uniform, the filled one better
+    const muOnly = bimodal.reduce((s, r) => s + F(r, optimalFrequency(r, level.mu)), 0);
+    const filled = bimodal.reduce((s, r, i) => s + F(r, fs[i]), 0);
+    const uniform = bimodal.reduce((s, r) => s + F(r, budget / bimodal.length), 0);
+    expect(muOnly).toBeLessThan(uniform);
+    expect(filled).toBeGreaterThan(uniform);
+    // with bounds, the clamped and filled frequencies spend it too
+    const b = { minPerDay: 1 / 60, maxPerDay: 24 };
+    const bounded = solveBudget(bimodal, budget, b);
+    expect(bimodal.reduce((s, r) => s + frequencyAt(r, bounded, b), 0) / budget).toBeCloseTo(1, 9);
+  });
+
   it('edge cases: no changing page, a budget below the lower bounds, one above the upper bounds', () => {
     expect(solveMu([0, 0], 10)).toBe(Infinity);
     expect(solveMu([], 10)).toBe(Infinity);
@@ -124,9 +150,9 @@ function state(checks: number, changes: number, spanDays: number): PageRevisitSt
 describe('nextIntervalMs', () => {
   it('uses the class initial interval until min_checks checks', () => {
     for (const checks of [0, 1, 2]) {
-      expect(nextIntervalMs(state(checks, checks, checks * 7), content, { minChecks: 3, mu: 0.1 })).toBe(7 * DAY);
+      expect(nextIntervalMs(state(checks, checks, checks * 7), content, { minChecks: 3, budget: at(0.1) })).toBe(7 * DAY);
     }
-    expect(nextIntervalMs(state(3, 3, 21), content, { minChecks: 3, mu: 0.1 })).not.toBe(7 * DAY);
+    expect(nextIntervalMs(state(3, 3, 21), content, { minChecks: 3, budget: at(0.1) })).not.toBe(7 * DAY);
   });
 
   it('follows the freshness-optimal frequency of λ̂ inside the bounds', () => {
@@ -134,25 +160,25 @@ describe('nextIntervalMs', () => {
     const mu = 0.5;
     const expected = DAY / optimalFrequency(pageChangeRate(s)!, mu);
     expect(expected).toBeGreaterThan(DAY);
-    expect(nextIntervalMs(s, content, { minChecks: 3, mu })).toBeCloseTo(expected, 3);
+    expect(nextIntervalMs(s, content, { minChecks: 3, budget: at(mu) })).toBeCloseTo(expected, 3);
     // without a budget multiplier: one check per expected change
-    expect(nextIntervalMs(s, content, { minChecks: 3, mu: null })).toBeCloseTo(DAY / pageChangeRate(s)!, 3);
+    expect(nextIntervalMs(s, content, { minChecks: 3, budget: null })).toBeCloseTo(DAY / pageChangeRate(s)!, 3);
   });
 
   it('a page changing too fast for the budget gets the longest interval; one never seen changing stretches by at most ×2', () => {
     // every one of 30 checks changed: λ̂ = ln 61 · f; μ = 0.5 → μλ̂ > 1: no checks wanted, so the
     // longest interval the evidence allows: max_ms over a long history, 2 × max(mean interval,
     // initial/2) over a short one
-    expect(nextIntervalMs(state(30, 30, 900), content, { minChecks: 3, mu: 10 })).toBe(60 * DAY); // λ̂ = ln 61 / 30, μλ̂ ≈ 1.4
-    expect(nextIntervalMs(state(30, 30, 30), content, { minChecks: 3, mu: 0.5 })).toBe(7 * DAY);
-    expect(nextIntervalMs(state(30, 30, 120), content, { minChecks: 3, mu: 1 })).toBe(8 * DAY); // λ̂ = ln 61 / 4 ≈ 1.03
+    expect(nextIntervalMs(state(30, 30, 900), content, { minChecks: 3, budget: at(10) })).toBe(60 * DAY); // λ̂ = ln 61 / 30, μλ̂ ≈ 1.4
+    expect(nextIntervalMs(state(30, 30, 30), content, { minChecks: 3, budget: at(0.5) })).toBe(7 * DAY);
+    expect(nextIntervalMs(state(30, 30, 120), content, { minChecks: 3, budget: at(1) })).toBe(8 * DAY); // λ̂ = ln 61 / 4 ≈ 1.03
     // no change in 10 checks over 20 days: λ̂ = 0, capped at 2 × the mean interval (2 days)…
     const daily = { ...content, initial_ms: DAY };
-    expect(nextIntervalMs(state(10, 0, 20), daily, { minChecks: 3, mu: 0.5 })).toBe(MAX_GROWTH * 2 * DAY);
+    expect(nextIntervalMs(state(10, 0, 20), daily, { minChecks: 3, budget: at(0.5) })).toBe(MAX_GROWTH * 2 * DAY);
     // …or at 2 × initial/2 when the mean interval is shorter than that
-    expect(nextIntervalMs(state(10, 0, 20), content, { minChecks: 3, mu: 0.5 })).toBe(7 * DAY);
+    expect(nextIntervalMs(state(10, 0, 20), content, { minChecks: 3, budget: at(0.5) })).toBe(7 * DAY);
     // …which grows with the evidence until max_ms
-    expect(nextIntervalMs(state(10, 0, 400), content, { minChecks: 3, mu: 0.5 })).toBe(60 * DAY);
+    expect(nextIntervalMs(state(10, 0, 400), content, { minChecks: 3, budget: at(0.5) })).toBe(60 * DAY);
   });
 
   it('always lies within [min_ms, max_ms], and matches pageFrequencyBounds (property)', () => {
@@ -163,7 +189,7 @@ describe('nextIntervalMs', () => {
         fc.option(fc.double({ min: 1e-4, max: 100, noNaN: true })), fc.integer({ min: 1, max: 10 }),
         (cls, checks, changes, spanDays, mu, minChecks) => {
           const s = { ...state(checks, Math.min(changes, checks), spanDays), cls: cls.name };
-          const ms = nextIntervalMs(s, cls, { minChecks, mu });
+          const ms = nextIntervalMs(s, cls, { minChecks, budget: mu === null ? null : at(mu) });
           expect(ms).toBeGreaterThanOrEqual(cls.min_ms);
           expect(ms).toBeLessThanOrEqual(cls.max_ms);
           const rate = pageChangeRate(s);
