@@ -4,6 +4,7 @@ import { Parse5Parser } from '../parse/html-parser.js';
 import { ClassifierScorer } from '../relevance/classifier-scorer.js';
 import { KeywordScorer, type KeywordModel } from '../relevance/keyword-scorer.js';
 import type { LogisticModelData } from '../relevance/logistic-model.js';
+import type { ParsedPage } from '../parse/parser.js';
 import type { RelevanceScorer } from '../relevance/relevance-scorer.js';
 import { compressBody } from '../store/body-codec.js';
 import { hostKey } from '../url/host.js';
@@ -36,6 +37,11 @@ export interface AnalysisInput {
   html: boolean;
   /** Anchor texts of links known to point here. */
   anchors: string[];
+  /**
+   * The body already decoded and parsed, when the caller has done that itself (the recrawler,
+   * which parses a page to fingerprint it): decoding and parsing are then skipped.
+   */
+  parsed?: { page: ParsedPage; charset: string | null };
 }
 
 /** A link ready for the frontier: normalised, in scope, deduplicated within the page. */
@@ -87,9 +93,15 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
       noindex: false, nofollow: false, stored,
     };
     if (!input.html) return out;
-    const decoded = decodeHtml(body, input.contentType);
-    const page = parser.parse(decoded.text, input.url);
-    out.charset = decoded.charset;
+    let page: ParsedPage;
+    if (input.parsed) {
+      page = input.parsed.page;
+      out.charset = input.parsed.charset;
+    } else {
+      const decoded = decodeHtml(body, input.contentType);
+      page = parser.parse(decoded.text, input.url);
+      out.charset = decoded.charset;
+    }
     out.title = page.title;
     out.relevance = scorer.score({ url: input.url, title: page.title, headings: page.headings, anchors: input.anchors, body: page.text });
     out.contentHash = new Uint8Array(createHash('sha256').update(page.title).update('\n').update(page.text).digest().subarray(0, 16));

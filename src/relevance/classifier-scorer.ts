@@ -8,6 +8,7 @@
  * score is not computed for pages. Short texts (anchor text, link context) are always scored by the
  * keywords ({@link ClassifierScorer.scoreText}): the model was trained on whole pages.
  */
+import { memoPrepare, prepareText, type PrepareFn } from './keyword-matcher.js';
 import type { KeywordScorer } from './keyword-scorer.js';
 import { predict, type LogisticModelData } from './logistic-model.js';
 import type { RelevanceScorer, ScorableDoc } from './relevance-scorer.js';
@@ -24,13 +25,15 @@ export class ClassifierScorer implements RelevanceScorer {
   }
 
   /** P(relevant) of a page under the model. */
-  probability(doc: FeatureDoc): number {
-    return predict(this.model, pageFeatures(doc, this.model.bits));
+  probability(doc: FeatureDoc, prepare: PrepareFn = prepareText): number {
+    return predict(this.model, pageFeatures(doc, this.model.bits, prepare));
   }
 
   score(doc: ScorableDoc): number {
-    const p = this.weight > 0 ? this.probability(doc) : 0;
-    const k = this.weight < 1 ? this.keywords.score(doc) : 0;
+    // a blend needs the page's texts prepared for both: once
+    const prepare = this.weight > 0 && this.weight < 1 ? memoPrepare() : prepareText;
+    const p = this.weight > 0 ? this.probability(doc, prepare) : 0;
+    const k = this.weight < 1 ? this.keywords.score(doc, prepare) : 0;
     return this.weight * p + (1 - this.weight) * k;
   }
 

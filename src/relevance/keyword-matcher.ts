@@ -47,6 +47,22 @@ export function prepareText(text: string): PreparedText {
   return { lower, folded, ...scanUnits(folded) };
 }
 
+/** Something that prepares texts: {@link prepareText} itself, or a {@link memoPrepare}. */
+export type PrepareFn = (text: string) => PreparedText;
+
+/**
+ * {@link prepareText} with memory, for one page scored twice (the classifier blend: the model's
+ * features and the keyword score both need the prepared title, headings and body).
+ */
+export function memoPrepare(): PrepareFn {
+  const memo = new Map<string, PreparedText>();
+  return (text) => {
+    let p = memo.get(text);
+    if (!p) memo.set(text, (p = prepareText(text)));
+    return p;
+  };
+}
+
 /** Keywords compiled for counting; {@link count} is linear in the number of units of the text. */
 export class KeywordMatcher {
   readonly keywords: CompiledKeyword[];

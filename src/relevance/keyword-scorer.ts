@@ -54,7 +54,7 @@
  * The segmenter-based tokenize() alone manages ~400.
  */
 import type { RelevanceScorer, ScorableDoc } from './relevance-scorer.js';
-import { KeywordMatcher, prepareText } from './keyword-matcher.js';
+import { KeywordMatcher, prepareText, type PrepareFn } from './keyword-matcher.js';
 import type { Topic } from '../topic/topic-schema.js';
 
 export const FIELDS = ['title', 'headings', 'anchor', 'body'] as const;
@@ -115,12 +115,13 @@ export class KeywordScorer implements RelevanceScorer {
     return new KeywordScorer({ keywords: topic.keywords, fields: topic.relevance.fields, model: topic.relevance.model });
   }
 
-  score(doc: ScorableDoc): number {
-    return this.explain(doc, false).score;
+  /** The page's score; `prepare` lets a caller that also prepares the page's texts share that work. */
+  score(doc: ScorableDoc, prepare: PrepareFn = prepareText): number {
+    return this.explain(doc, false, prepare).score;
   }
 
   /** Score with its parts; `withMatches` false skips building the match list. */
-  explain(doc: ScorableDoc, withMatches = true): ScoreExplanation {
+  explain(doc: ScorableDoc, withMatches = true, prepare: PrepareFn = prepareText): ScoreExplanation {
     const texts: Record<Field, string> = {
       title: doc.title,
       headings: doc.headings,
@@ -138,7 +139,7 @@ export class KeywordScorer implements RelevanceScorer {
         perField[f] = null;
         continue;
       }
-      const prepared = prepareText(texts[f]);
+      const prepared = prepare(texts[f]);
       const counts = this.matcher.count(prepared);
       if (this.model === 'bm25') {
         fields[f] = { words: prepared.words, norm: 1 / (1 - BM25.b + (BM25.b * prepared.words) / typical[f]), contribution: 0 };

@@ -13,7 +13,7 @@
  * bucket is FNV-1a (32-bit, over UTF-16 code units) of the prefixed term modulo 2^bits; terms that
  * share a bucket add up. Empty pages give the empty vector.
  */
-import { prepareText } from './keyword-matcher.js';
+import { prepareText, type PrepareFn } from './keyword-matcher.js';
 import { SENTENCE_BREAK, isCjkUnit } from './scan.js';
 import { urlWords } from '../url/url-words.js';
 
@@ -35,10 +35,10 @@ export interface SparseVector {
 }
 
 /** The terms of a text (see the file header), without field prefix, in text order. */
-export function textTerms(text: string): string[] {
+export function textTerms(text: string, prepare: PrepareFn = prepareText): string[] {
   if (text.length === 0) return [];
   const out: string[] = [];
-  for (const u of prepareText(text).units) {
+  for (const u of prepare(text).units) {
     if (u === SENTENCE_BREAK) continue;
     if (!isCjkUnit(u)) {
       out.push(u);
@@ -61,11 +61,11 @@ export function urlTerms(url: string): string[] {
 }
 
 /** Field-prefixed terms of a page (see the file header). */
-export function pageTerms(doc: FeatureDoc): string[] {
+export function pageTerms(doc: FeatureDoc, prepare: PrepareFn = prepareText): string[] {
   const out: string[] = [];
-  for (const t of textTerms(doc.title)) out.push(`t:${t}`);
-  for (const t of textTerms(doc.headings)) out.push(`h:${t}`);
-  for (const t of textTerms(doc.body)) out.push(`b:${t}`);
+  for (const t of textTerms(doc.title, prepare)) out.push(`t:${t}`);
+  for (const t of textTerms(doc.headings, prepare)) out.push(`h:${t}`);
+  for (const t of textTerms(doc.body, prepare)) out.push(`b:${t}`);
   for (const t of urlTerms(doc.url)) out.push(`u:${t}`);
   return out;
 }
@@ -104,6 +104,6 @@ export function hashTerms(terms: readonly string[], bits = DEFAULT_HASH_BITS): S
 }
 
 /** The feature vector of a page: {@link hashTerms} of {@link pageTerms}. */
-export function pageFeatures(doc: FeatureDoc, bits = DEFAULT_HASH_BITS): SparseVector {
-  return hashTerms(pageTerms(doc), bits);
+export function pageFeatures(doc: FeatureDoc, bits = DEFAULT_HASH_BITS, prepare: PrepareFn = prepareText): SparseVector {
+  return hashTerms(pageTerms(doc, prepare), bits);
 }

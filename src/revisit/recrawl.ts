@@ -11,7 +11,7 @@ import { RevisitStore, type CheckOutcome, type DuePage } from '../store/revisit-
 import type { Config } from '../topic/config.js';
 import { budgetLevel, classOf, enrolFetchedPages } from './revisit-schedule.js';
 import { nextIntervalMs, pageChangeRate, type BudgetLevel } from './revisit-policy.js';
-import { fingerprintBytes, fingerprintHtml } from './text-fingerprint.js';
+import { fingerprintBytes, fingerprintPage, parseHtmlBody } from './text-fingerprint.js';
 import { storedConfig, type RecrawlEvents, type RecrawlerOptions, type RecrawlSummary } from './recrawl-types.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
 
@@ -193,6 +193,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     let outcome: CheckOutcome;
     let savedBytes = 0;
     let changedBody: FetchResult | null = null;
+    let parsed: ReturnType<typeof parseHtmlBody> | null = null;
     const ok2xx = !res.error && res.status >= 200 && res.status < 300;
     if (res.status === 304 && !res.error) {
       outcome = 'not_modified';
@@ -201,7 +202,9 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       row.lastModified = res.headers['last-modified'] ?? row.lastModified;
     } else if (ok2xx) {
       const html = res.contentType !== null && HTML_TYPES.has(res.contentType);
-      const hash = html ? fingerprintHtml(res.body, res.headers['content-type'] ?? null, p.url).hash : fingerprintBytes(res.body);
+      // parsed once: for the fingerprint, and (when it changed) for the analysis that stores it
+      if (html) parsed = parseHtmlBody(res.body, res.headers['content-type'] ?? null, p.url);
+      const hash = parsed ? fingerprintPage(parsed.page).hash : fingerprintBytes(res.body);
       outcome = row.textHash !== null && hash !== row.textHash ? 'changed' : 'unchanged';
       if (outcome === 'changed') changedBody = res;
       row.textHash = hash;
@@ -225,7 +228,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       row.deletedAt = at;
     }
     const analysis = changedBody && HTML_TYPES.has(changedBody.contentType ?? '')
-      ? this.analyze({ url: p.url, host: p.host, body: res.body, contentType: res.headers['content-type'] ?? null, html: true, anchors: this.state.store.anchorsTo(p.urlId) })
+      ? this.analyze({ url: p.url, host: p.host, body: res.body, contentType: res.headers['content-type'] ?? null, html: true, anchors: this.state.store.anchorsTo(p.urlId), parsed: parsed ?? undefined })
       : null;
     let newUrls = 0;
     this.state.store.transaction(() => {

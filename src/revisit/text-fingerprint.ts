@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { decodeHtml } from '../fetch/charset.js';
 import { Parse5Parser } from '../parse/html-parser.js';
-import type { Parser } from '../parse/parser.js';
+import type { ParsedPage, Parser } from '../parse/parser.js';
 
 /**
  * The fingerprint a revisit compares: a hash of the page's NORMALISED title and visible text, so that
@@ -67,14 +67,24 @@ export interface PageFingerprint {
 
 let defaultParser: Parser | null = null;
 
-/**
- * Decodes an HTML body as the crawl does (charset from the header, BOM or `<meta>`), parses it with
- * the project's parser and fingerprints it. Never throws on malformed HTML.
- */
-export function fingerprintHtml(body: Buffer, contentType: string | null, url: string, parser?: Parser): PageFingerprint {
-  const p = parser ?? (defaultParser ??= new Parse5Parser());
-  const page = p.parse(decodeHtml(body, contentType).text, url);
+/** The fingerprint of a page already parsed. */
+export function fingerprintPage(page: Pick<ParsedPage, 'title' | 'text' | 'links'>): PageFingerprint {
   return { hash: textFingerprint(page.title, page.text), title: page.title, links: page.links.length, textWords: countWords(page.text) };
+}
+
+/**
+ * Decodes an HTML body as the crawl does (charset from the header, BOM or `<meta>`) and parses it
+ * with the project's parser. Never throws on malformed HTML.
+ */
+export function parseHtmlBody(body: Buffer, contentType: string | null, url: string, parser?: Parser): { page: ParsedPage; charset: string | null } {
+  const p = parser ?? (defaultParser ??= new Parse5Parser());
+  const decoded = decodeHtml(body, contentType);
+  return { page: p.parse(decoded.text, url), charset: decoded.charset };
+}
+
+/** {@link parseHtmlBody}, then {@link fingerprintPage}. */
+export function fingerprintHtml(body: Buffer, contentType: string | null, url: string, parser?: Parser): PageFingerprint {
+  return fingerprintPage(parseHtmlBody(body, contentType, url, parser).page);
 }
 
 /** The fingerprint of a body that is not HTML: a hash of its bytes. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TopicrawlError } from '../../src/errors.js';
 import { ClassifierScorer } from '../../src/relevance/classifier-scorer.js';
+import { memoPrepare, prepareText } from '../../src/relevance/keyword-matcher.js';
 import { KeywordScorer } from '../../src/relevance/keyword-scorer.js';
 import {
   loadModelFile, modelFromJson, modelToJson, predict, saveModelFile, trainLogistic, type LabelledVector,
@@ -141,5 +142,20 @@ describe('ClassifierScorer', () => {
     expect(new ClassifierScorer(model, kw, 0.25).score(page)).toBeCloseTo(0.25 * p + 0.75 * kw.score(page), 12);
     expect(new ClassifierScorer(model, kw, 0.25).scoreText('galaxy')).toBe(kw.scoreText('galaxy'));
     expect(() => new ClassifierScorer(model, kw, 1.5)).toThrow(RangeError);
+  });
+
+  it('a blend prepares each text once: the memo hands back the same preparation, equal to a fresh one', () => {
+    const prepare = memoPrepare();
+    const body = 'Telescopes and galaxies; 烟草 新聞 and more';
+    const first = prepare(body);
+    expect(prepare(body)).toBe(first);
+    expect(first).toEqual(prepareText(body));
+    expect(prepare('other text')).not.toBe(first);
+    // the same score and features with the memo as without
+    const model = trainLogistic(toySet(90, 7).data);
+    const kw = new KeywordScorer({ keywords: { galaxy: 1, 烟草: 1 }, fields: { title: 3, headings: 2, anchor: 2, body: 1 } });
+    const page = { url: 'http://x.example/', title: 'galaxy news', headings: 'Galaxies', anchors: [], body };
+    expect(kw.score(page, memoPrepare())).toBe(kw.score(page));
+    expect(pageFeatures(page, 10, memoPrepare())).toEqual(pageFeatures(page, 10));
   });
 });

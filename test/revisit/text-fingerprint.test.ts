@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import iconv from 'iconv-lite';
-import { countWords, fingerprintHtml, normalizeForFingerprint, textFingerprint } from '../../src/revisit/text-fingerprint.js';
+import { createAnalyzer } from '../../src/crawl/page-analysis.js';
+import { countWords, fingerprintHtml, fingerprintPage, normalizeForFingerprint, parseHtmlBody, textFingerprint } from '../../src/revisit/text-fingerprint.js';
 
 const page = (body: string, title = 'News') => Buffer.from(`<html><head><title>${title}</title></head><body>${body}</body></html>`);
 const fp = (body: string, title?: string) => fingerprintHtml(page(body, title), 'text/html; charset=utf-8', 'http://a.test/x').hash;
@@ -53,5 +54,28 @@ describe('text fingerprint: real changes are changes', () => {
     expect(f.links).toBe(2);
     expect(f.textWords).toBe(5);
     expect(countWords('烟草新闻 and more')).toBe(4);
+  });
+});
+
+describe('one parse for the fingerprint and the analysis', () => {
+  it('the analysis of an already parsed page equals the analysis from its bytes', () => {
+    // windows-1252 bytes declared in a <meta>: decoding matters, and the charset must come through
+    const html = '<html><head><meta charset="windows-1252"><title>Caf\u00e9 tobacco</title></head><body><h1>Leaf</h1>'
+      + '<p>Tobacco \u2014 prices</p><a href="/a">tobacco news</a> <a href="http://b.test/">elsewhere</a></body></html>';
+    const body = iconv.encode(html, 'windows-1252');
+    const analyze = createAnalyzer({
+      keywords: { tobacco: 1, leaf: 0.5 }, fields: { title: 3, headings: 2, anchor: 2, body: 1 },
+      scope: { hosts: [], include: [], exclude: [] }, scopeOptions: {}, normalize: {}, followCanonical: false,
+    });
+    const input = { url: 'http://a.test/x', host: 'a.test', body, contentType: 'text/html', html: true, anchors: ['tobacco'] };
+    const parsed = parseHtmlBody(body, 'text/html', input.url);
+    expect(parsed.charset).toBe('windows-1252');
+    expect(parsed.page.title).toBe('Caf\u00e9 tobacco');
+    const fromBytes = analyze(input);
+    const fromParsed = analyze({ ...input, parsed });
+    expect(fromParsed).toEqual(fromBytes);
+    expect(fromParsed.relevance).toBeGreaterThan(0);
+    expect(fromParsed.links.length).toBe(2);
+    expect(fingerprintPage(parsed.page)).toEqual(fingerprintHtml(body, 'text/html', input.url));
   });
 });
