@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { Frontier, FrontierItem, KnownUrl, NewUrl, NextResult, UrlChange } from './frontier.js';
-import { type HostSlot, newHostSlot, offerEntry, refillFront } from './host-queue.js';
+import { type HostSlot, offerEntry, refillFront } from './host-queue.js';
 import { HostScheduler } from './host-scheduler.js';
+import { HostTable } from './host-table.js';
 import { knownUrls, UrlRows } from './url-rows.js';
 import { scanUrls } from './url-scan.js';
 import { UrlState } from '../store/schema.js';
@@ -44,8 +45,7 @@ type UrlRow = { url: string; depth: number; priority: number; life: number; seq:
  * Call {@link SqliteFrontier.close} when done.
  */
 export class SqliteFrontier implements Frontier {
-  private readonly hosts = new Map<number, HostSlot>();
-  private readonly byName = new Map<string, HostSlot>();
+  private readonly hosts: HostTable;
   private readonly scheduler: HostScheduler;
   private readonly inFlightIds = new Set<number>();
   private readonly cap: number;
@@ -66,6 +66,7 @@ export class SqliteFrontier implements Frontier {
     this.scheduler = new HostScheduler(opts.perHostConcurrency, () => this.hosts.size);
     this.st = prepareStatements(db);
     this.rows = new UrlRows(this.st);
+    this.hosts = new HostTable(this.st, opts.delayMs, this.cap);
     // a crawl file on disk keeps its queues next to it between runs; an in-memory one cannot
     const file = db.memory || !db.name ? '' : `${db.name}-queues`;
     const stamp = db.prepare("SELECT value FROM meta WHERE key = 'frontier_snapshot'").pluck().get() as string | undefined;
@@ -73,12 +74,7 @@ export class SqliteFrontier implements Frontier {
     this.runs = new RunStore(file, opts.queueCacheMb, opts.runBuffer, reuse);
     try {
       if (stamp !== undefined) db.prepare("DELETE FROM meta WHERE key = 'frontier_snapshot'").run(); // good for one open only
-      const rows = db.prepare('SELECT id, name, delay_ms, next_at FROM hosts').all() as { id: number; name: string; delay_ms: number | null; next_at: number }[];
-      for (const h of rows) {
-        const slot = this.slot(h.id, h.name);
-        if (h.delay_ms != null) slot.delayMs = h.delay_ms;
-        slot.nextAt = h.next_at; // a back-off (deferHost) outlives the process
-      }
+      this.hosts.load(db);
       const saved = reuse ? this.runs.load() : null;
       const lastId = (db.prepare('SELECT MAX(id) AS m FROM urls').pluck().get() as number | null) ?? 0;
       if (saved && saved.get('stamp') === stamp && saved.get('last_id') === lastId) {
@@ -153,27 +149,8 @@ export class SqliteFrontier implements Frontier {
     this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('frontier_snapshot', ?)").run(stamp);
   }
 
-  private slot(id: number, name: string): HostSlot {
-    let s = this.hosts.get(id);
-    if (!s) {
-      s = newHostSlot(id, name, this.opts.delayMs, this.cap);
-      this.hosts.set(id, s);
-      this.byName.set(name, s);
-    }
-    return s;
-  }
-
-  /** A host's slot by name, created (with its row) if new. */
-  private slotByName(name: string): HostSlot {
-    const cached = this.byName.get(name);
-    if (cached !== undefined) return cached;
-    const row = this.st.hostByName.get(name) as { id: number } | undefined;
-    const id = row ? row.id : Number(this.st.hostInsert.run(name).lastInsertRowid);
-    return this.slot(id, name);
-  }
-
   hostId(name: string): number {
-    return this.slotByName(name).id;
+    return this.hosts.byNameOrCreate(name).id;
   }
 
   lookup(hashes: Buffer[]): Map<string, KnownUrl> {
@@ -189,7 +166,7 @@ export class SqliteFrontier implements Frontier {
     const firstSeq = this.nextSeq;
     this.nextId += n;
     this.nextSeq += n;
-    for (let i = 0; i < n; i++) hostOf[i] = this.slotByName(entries[i].host);
+    for (let i = 0; i < n; i++) hostOf[i] = this.hosts.byNameOrCreate(entries[i].host);
     this.rows.insert(entries, firstId, hostOf, now);
     for (let i = 0; i < n; i++) {
       this.seen.add(entries[i].hash, firstId + i);
@@ -310,34 +287,22 @@ export class SqliteFrontier implements Frontier {
   private readonly requeued = new Set<number>();
 
   setHostDelay(hostId: number, delayMs: number): void {
-    const host = this.hosts.get(hostId);
-    if (!host || host.delayMs === delayMs) return;
-    host.delayMs = delayMs;
-    this.st.hostDelay.run(delayMs, hostId);
+    this.hosts.setDelay(hostId, delayMs);
   }
 
   closeHost(hostId: number): void {
-    this.setClosed(hostId, true);
+    const host = this.hosts.setClosed(hostId, true);
+    if (host) this.schedule(host);
   }
 
   openHost(hostId: number): void {
-    this.setClosed(hostId, false);
-  }
-
-  private setClosed(hostId: number, closed: boolean): void {
-    const host = this.hosts.get(hostId);
-    if (host && host.closed !== closed) {
-      host.closed = closed;
-      this.schedule(host);
-    }
+    const host = this.hosts.setClosed(hostId, false);
+    if (host) this.schedule(host);
   }
 
   deferHost(hostId: number, until: number): void {
-    const host = this.hosts.get(hostId);
-    if (!host || until <= host.nextAt) return;
-    host.nextAt = until;
-    this.st.hostNext.run(until, hostId);
-    this.schedule(host);
+    const host = this.hosts.defer(hostId, until);
+    if (host) this.schedule(host);
   }
 
   requeue(item: FrontierItem): void {
