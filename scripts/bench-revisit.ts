@@ -1,12 +1,12 @@
 /**
  * Revisit benchmark (issue 6): the same fetch budget spent (a) on a uniform schedule and (b) on the
- * adaptive schedule the product uses (estimateChangeRate → solveMu → nextIntervalMs), on simulated
+ * adaptive schedule the product uses (estimateChangeRate → solveBudget → nextIntervalMs), on simulated
  * pages whose changes are Poisson processes with known rates. (c) "oracle" is the same allocation
  * computed from the TRUE rates: the ceiling any estimator-driven schedule can reach.
  *
  *   npx tsx scripts/bench-revisit.ts [--pages 10000] [--budget 10000] [--days 30] [--warmup 7]
  *                                    [--min-rate 0.01] [--max-rate 10] [--rates log-uniform|bimodal]
- *                                    [--fast-share 0.5] [--seed 1] [--json]
+ *                                    [--fast-share 0.5] [--solve-every 500] [--seed 1] [--json]
  *
  * - Rates λ log-uniform in [min-rate, max-rate] changes/day (or, with --rates bimodal, each page
  *   at max-rate with probability fast-share, else at min-rate); page sizes log-normal (median 30 KB,
@@ -14,10 +14,11 @@
  *   only), one that finds a change 200 (headers + body).
  * - Every page is fetched at t = 0 (that copy is the baseline, not counted). Uniform: every page
  *   every pages/budget days, first checks staggered over one interval. Adaptive: one class
- *   'page', initial interval = the uniform interval, bounds [1 h, 60 d], min_checks 3; μ is
- *   recomputed once a simulated day by solveMu over the current estimates λ̂ (pages with ≥ 3
- *   checks) with the budget left after the pages still on their initial interval, clamped by
- *   the class bounds; until some page has an estimate, μ is null (interval 1/λ̂).
+ *   'page', initial interval = the uniform interval, bounds [1 h, 60 d], min_checks 3; as in the
+ *   recrawler, the budget level is solved again every --solve-every checks (or one per 1% of the
+ *   pages, if more) by solveBudget over the current estimates λ̂ (pages with ≥ 3 checks) with the
+ *   budget left after the pages still on their initial interval, each page clamped by its bounds;
+ *   until some page has an estimate there is no level (interval 1/λ̂).
  * - Freshness (share of pages whose stored copy is current) and age (days since the first change
  *   the copy missed, 0 when fresh) are sampled every simulated hour after the warm-up.
  * Deterministic for a given --seed. Prints a table and the command (or one JSON object with --json).
@@ -44,6 +45,7 @@ const { values: args } = parseArgs({
     'max-rate': { type: 'string', default: '10' },
     rates: { type: 'string', default: 'log-uniform' },
     'fast-share': { type: 'string', default: '0.5' },
+    'solve-every': { type: 'string', default: '500' },
     seed: { type: 'string', default: '1' },
     json: { type: 'boolean', default: false },
   },
@@ -62,6 +64,7 @@ const SEED = Number(args.seed);
 const END_MS = DAYS * DAY_MS;
 const UNIFORM_MS = (N / BUDGET) * DAY_MS;
 const MIN_CHECKS = 3;
+const SOLVE_EVERY = Number(args['solve-every']);
 
 interface Page {
   rate: number;
@@ -96,8 +99,6 @@ function makePages(rng: Rng): Page[] {
 interface Schedule {
   first(i: number): number;
   after(i: number, now: number, changed: boolean): number;
-  /** Called at every simulated midnight. */
-  daily?(now: number): void;
 }
 
 interface SimResult {
@@ -124,7 +125,6 @@ function simulate(pages: Page[], schedule: Schedule): SimResult {
   for (const d of decadeOf) decCount[d]++;
   let fetches = 0, changed = 0, notModified = 0, wire = 0, saved = 0, samples = 0, freshSum = 0, ageSum = 0;
   for (let tick = HOUR_MS; tick <= END_MS; tick += HOUR_MS) {
-    if (tick % DAY_MS === 0 && schedule.daily) schedule.daily(tick - HOUR_MS);
     for (let top = heap.peek(); top && top.at <= tick; top = heap.peek()) {
       heap.pop();
       const { at, i } = top;
@@ -182,6 +182,23 @@ function adaptiveSchedule(): Schedule & { muLog: number[] } {
   const states: PageRevisitState[] = Array.from({ length: N }, () => ({ cls: 'page', checks: 0, changes: 0, firstCheckAt: 0, lastCheckAt: 0 }));
   let budget: BudgetLevel | null = null;
   const muLog: number[] = [];
+  let sinceSolve = 0;
+  const solve = () => {
+    const rates: number[] = [];
+    const bounds: FrequencyBounds[] = [];
+    let learning = 0;
+    for (const s of states) {
+      const r = s.checks >= MIN_CHECKS ? pageChangeRate(s) : null;
+      if (r === null) learning++;
+      else {
+        rates.push(r);
+        bounds.push(pageFrequencyBounds(s, CLASS));
+      }
+    }
+    if (rates.length === 0) return;
+    budget = solveBudget(rates, BUDGET - learning * (DAY_MS / CLASS.initial_ms), bounds);
+    muLog.push(budget.mu);
+  };
   return {
     muLog,
     first: (i) => stagger(i, CLASS.initial_ms),
@@ -190,23 +207,12 @@ function adaptiveSchedule(): Schedule & { muLog: number[] } {
       s.checks++;
       if (changed) s.changes++;
       s.lastCheckAt = now;
-      return now + nextIntervalMs(s, CLASS, { minChecks: MIN_CHECKS, budget });
-    },
-    daily() {
-      const rates: number[] = [];
-      const bounds: FrequencyBounds[] = [];
-      let learning = 0;
-      for (const s of states) {
-        const r = s.checks >= MIN_CHECKS ? pageChangeRate(s) : null;
-        if (r === null) learning++;
-        else {
-          rates.push(r);
-          bounds.push(pageFrequencyBounds(s, CLASS));
-        }
+      // as the recrawler: a new solve every SOLVE_EVERY checks, or one per 1% of the pages if more
+      if (++sinceSolve >= Math.max(SOLVE_EVERY, Math.ceil(N / 100))) {
+        solve();
+        sinceSolve = 0;
       }
-      if (rates.length === 0) return;
-      budget = solveBudget(rates, BUDGET - learning * (DAY_MS / CLASS.initial_ms), bounds);
-      muLog.push(budget.mu);
+      return now + nextIntervalMs(s, CLASS, { minChecks: MIN_CHECKS, budget });
     },
   };
 }
@@ -259,6 +265,13 @@ function uniformBudgetFor(freshness: number): number {
   }
   return Math.sqrt(lo * hi);
 }
+/** How long one budget solve takes over 100,000 pages (these rates, repeated), in ms: the recrawler runs one every 1,000 checks at that size. */
+function solveMs(pagesCount = 100_000): number {
+  const rates = Array.from({ length: pagesCount }, (_, i) => pages[i % N].rate * (1 + i * 1e-9));
+  const t = performance.now();
+  solveBudget(rates, (pagesCount / N) * BUDGET, BOUNDS);
+  return performance.now() - t;
+}
 const result = {
   command: `npx tsx scripts/bench-revisit.ts --pages ${N} --budget ${BUDGET} --days ${DAYS} --warmup ${WARMUP} --min-rate ${MIN_RATE} --max-rate ${MAX_RATE} --rates ${RATES}${RATES === 'bimodal' ? ` --fast-share ${FAST_SHARE}` : ''} --seed ${SEED}`,
   setup: {
@@ -275,6 +288,7 @@ const result = {
   uniformBudgetForAdaptive: uniformBudgetFor(adaptive.freshness),
   fetchSaving: 1 - adaptive.fetches / DAYS / uniformBudgetFor(adaptive.freshness),
   finalMu: adaptiveSched.muLog.at(-1) ?? null,
+  solveMs100k: solveMs(),
   budgetRatio: adaptive.fetches / uniform.fetches,
   freshnessGainPoints: (adaptive.freshness - uniform.freshness) * 100,
   targetMet: adaptive.freshness - uniform.freshness >= 0.1,
@@ -311,6 +325,7 @@ if (args.json) {
       `the same ceiling at other budgets, no interval bounds (checks/page/day: uniform → optimal):`,
       `  ${ceilingByBudget.map((c) => `${c.checksPerPagePerDay}: ${pct(c.uniform)} → ${pct(c.optimal)}`).join(', ')}`,
       `  largest gain any schedule can get from these rates: ${bestCeiling.gainPoints.toFixed(1)} points, at ${bestCeiling.checksPerPagePerDay} checks/page/day`,
+      `one budget solve over 100,000 pages: ${result.solveMs100k.toFixed(0)} ms`,
       `${result.seconds.toFixed(1)} s`,
       '',
     ].join('\n'),

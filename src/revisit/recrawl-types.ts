@@ -22,7 +22,10 @@ export interface RecrawlerOptions {
   now?: () => number;
   /** Waits `ms` on that clock; default a timer that stop() cuts short. A test clock advances itself. */
   sleep?: (ms: number) => Promise<void>;
-  /** Recompute the budget level (multiplier μ) every this many checks (and at the start of each run); default 500. */
+  /**
+   * Recompute the budget level (multiplier μ) every this many checks, or after one check per 1% of
+   * the pages in scheduling if that is more (and at the start of each run); default 500.
+   */
   budgetEvery?: number;
 }
 

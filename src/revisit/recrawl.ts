@@ -44,6 +44,8 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
   private readonly hostDelay = new Map<number, number>();
   private budget: BudgetLevel | null = null;
   private sinceBudget = 0;
+  /** Checks between two budget solves: budgetEvery, or one per 1% of the pages in scheduling if more. */
+  private solveEvery = 500;
   private stopping = false;
   private wake: (() => void) | null = null;
   private sum!: RecrawlSummary;
@@ -82,8 +84,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     };
     const settings = this.cfg.revisit;
     this.sum.enrolled += enrolFetchedPages(this.rs, settings, (fn) => store.transaction(fn));
-    this.budget = budgetLevel(this.rs.scheduled(), settings);
-    this.sinceBudget = 0;
+    this.solveBudget();
     const inflight = new Map<number, Promise<void>>();
     let fatal: unknown = null;
     const concurrency = Math.max(1, this.cfg.politeness.concurrency);
@@ -245,10 +246,21 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       url: p.url, status: res.status, outcome, cls: row.cls, checks: row.checks, changes: row.changes, rate,
       nextAt: outcome === 'deleted' ? null : row.nextAt, newUrls,
     });
-    if (++this.sinceBudget >= this.budgetEvery) {
-      this.budget = budgetLevel(this.rs.scheduled(), settings);
-      this.sinceBudget = 0;
+    if (++this.sinceBudget >= this.solveEvery) {
+      this.solveBudget();
     }
+  }
+
+  /**
+   * Solves the budget level over every page in scheduling (revisit-schedule.ts budgetLevel). The
+   * solve reads every row, so on large files it runs less often: after budgetEvery checks, or after
+   * one check per 1% of the pages if that is more (100,000 pages: every 1,000 checks).
+   */
+  private solveBudget(): void {
+    const rows = this.rs.scheduled();
+    this.budget = budgetLevel(rows, this.cfg.revisit);
+    this.solveEvery = Math.max(this.budgetEvery, Math.ceil(rows.length / 100));
+    this.sinceBudget = 0;
   }
 
   /** Stores a changed page's new version and sends its new links into the frontier. Returns the URLs added. */

@@ -59,18 +59,23 @@ function g(r: number): number {
   return -Math.expm1(-r) - r * Math.exp(-r);
 }
 
-/** r such that g(r) = y, for 0 < y < 1 (bisection on the increasing g). */
+/**
+ * r such that g(r) = y, for 0 < y < 1. With 1 − y = (1 + r)e^{−r} this is φ(r) = r − ln(1 + r) =
+ * −ln(1 − y) =: t, and φ is increasing and convex, so Newton's method started right of the root
+ * converges monotonically (about 9 steps to 1e-13). r0 = (√t + 1)² is right of it: ln(1 + r) ≤ √r
+ * (as 1 + r ≥ 2√r), so φ(r0) ≥ r0 − √r0 = t + √t. The log form stays accurate as y → 1, where
+ * g(r) rounds to 1.
+ */
 function gInverse(y: number): number {
   if (y < 1e-10) return Math.sqrt(2 * y);
-  let lo = 0;
-  let hi = 1;
-  while (g(hi) < y) hi *= 2;
-  for (let i = 0; i < 100 && hi - lo > 1e-12 * hi; i++) {
-    const mid = (lo + hi) / 2;
-    if (g(mid) < y) lo = mid;
-    else hi = mid;
+  const t = -Math.log1p(-y);
+  let r = (Math.sqrt(t) + 1) ** 2;
+  for (let i = 0; i < 60; i++) {
+    const step = ((r - Math.log1p(r) - t) * (1 + r)) / r;
+    r -= step;
+    if (!(step > 1e-13 * r)) break;
   }
-  return (lo + hi) / 2;
+  return r;
 }
 
 /**
@@ -158,17 +163,44 @@ export function solveBudget(
   if (maxRate === 0) return at(Infinity);
   // Above 1/minRate every f is 0 (only lower bounds spend); below, Σ f grows without bound as μ → 0.
   let hi = 1 / minRate;
-  if (total(hi) >= budgetPerDay) return at(Infinity);
+  let spentHi = total(hi);
+  if (spentHi >= budgetPerDay) return at(Infinity);
   let lo = hi;
-  for (let i = 0; i < 200 && total(lo) < budgetPerDay; i++) lo /= 4;
-  if (total(lo) < budgetPerDay) return at(0);
-  for (let i = 0; i < 200 && hi / lo > 1 + 1e-12; i++) {
-    const mid = Math.sqrt(lo * hi);
-    if (total(mid) > budgetPerDay) lo = mid;
-    else hi = mid;
+  let spentLo = spentHi;
+  for (let i = 0; i < 200 && spentLo < budgetPerDay; i++) {
+    hi = lo;
+    spentHi = spentLo;
+    lo /= 4;
+    spentLo = total(lo);
   }
-  const spentHi = total(hi);
-  const spentLo = total(lo);
+  if (spentLo < budgetPerDay) return at(0);
+  // Illinois (regula falsi that halves the value kept at an end chosen twice in a row) on ln μ, to
+  // a relative width of 1e-12: about a dozen sums instead of bisection's forty
+  let xLo = Math.log(lo);
+  let xHi = Math.log(hi);
+  let fLo = spentLo - budgetPerDay;
+  let fHi = spentHi - budgetPerDay;
+  let last = 0;
+  for (let i = 0; i < 200 && xHi - xLo > 1e-12 && fHi < 0; i++) {
+    let x = (xLo * fHi - xHi * fLo) / (fHi - fLo);
+    if (!(x > xLo && x < xHi)) x = (xLo + xHi) / 2;
+    const spent = total(Math.exp(x));
+    if (spent > budgetPerDay) {
+      xLo = x;
+      spentLo = spent;
+      fLo = spent - budgetPerDay;
+      if (last === -1) fHi /= 2;
+      last = -1;
+    } else {
+      xHi = x;
+      spentHi = spent;
+      fHi = spent - budgetPerDay;
+      if (last === 1) fLo /= 2;
+      last = 1;
+    }
+  }
+  lo = Math.exp(xLo);
+  hi = Math.exp(xHi);
   const fill = spentLo > spentHi ? clamp((budgetPerDay - spentHi) / (spentLo - spentHi), 0, 1) : 0;
   return { mu: hi, muBelow: lo, fill };
 }
