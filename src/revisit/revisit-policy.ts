@@ -53,14 +53,8 @@ export interface FrequencyBounds {
   maxPerDay: number;
 }
 
-/** g(r) = 1 − (1 + r)e^{−r}, computed without cancellation for small r. */
-function g(r: number): number {
-  if (r < 1e-4) return (r * r) / 2 - (r * r * r) / 3;
-  return -Math.expm1(-r) - r * Math.exp(-r);
-}
-
 /**
- * r such that g(r) = y, for 0 < y < 1. With 1 − y = (1 + r)e^{−r} this is φ(r) = r − ln(1 + r) =
+ * r such that g(r) = 1 − (1 + r)e^{−r} = y, for 0 < y < 1. With 1 − y = (1 + r)e^{−r} this is φ(r) = r − ln(1 + r) =
  * −ln(1 − y) =: t, and φ is increasing and convex, so Newton's method started right of the root
  * converges monotonically (about 9 steps to 1e-13). r0 = (√t + 1)² is right of it: ln(1 + r) ≤ √r
  * (as 1 + r ≥ 2√r), so φ(r0) ≥ r0 − √r0 = t + √t. The log form stays accurate as y → 1, where
@@ -110,7 +104,7 @@ function clamp(x: number, lo: number, hi: number): number {
  * frequency at `mu` to its frequency at `muBelow`, which spends the budget exactly.
  */
 export interface BudgetLevel {
-  /** The multiplier: the upper end of the final bisection interval (Σ f ≤ budget there). */
+  /** The multiplier: the upper end of the solver's final bracket (Σ f ≤ budget there). */
   mu: number;
   /** The lower end (Σ f > budget there); equal to `mu` when no page sits at the jump. */
   muBelow: number;
@@ -132,7 +126,7 @@ export function frequencyAt(rate: number, level: BudgetLevel, bounds?: Frequency
 
 /**
  * The budget level at which the pages' optimal frequencies add up to `budgetPerDay` checks per
- * day: Σ f_i = budget, by bisection on log μ (Σ f_i falls as μ grows), then the `fill` that spends
+ * day: Σ f_i = budget, solved on ln μ (Σ f_i falls as μ grows), then the `fill` that spends
  * what the jump at μλ = 1 leaves (see {@link BudgetLevel}). `bounds` (optional, one for all pages
  * or one per page) clamps each f_i first, as the intervals will be clamped, so that the clamped
  * schedule spends the budget. μ is Infinity when the budget is at or below what the lower bounds
