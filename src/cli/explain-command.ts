@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { TopicrawlError } from '../errors.js';
+import { pageChangeRate } from '../revisit/revisit-policy.js';
+import { revisitDetail, type RevisitDetail } from '../store/revisit-store.js';
 import { openDatabase } from '../store/sqlite-store.js';
 import { crawlUrl, explainPriority, storedConfig, type PriorityExplanation } from '../strategy/explain-priority.js';
 
@@ -71,6 +73,33 @@ export function formatExplanation(e: PriorityExplanation): string {
   return lines.join('\n');
 }
 
+/** A page's revisit state as `explain --json` gives it: the stored row and checks, and λ̂. */
+export type RevisitExplanation = RevisitDetail & { rate: number | null };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The revisit section of `explain` (a page in revisit scheduling) as lines. */
+export function formatRevisit(r: RevisitExplanation): string {
+  const row = (k: string, v: string) => `  ${k.padEnd(14)} ${v}`;
+  const spanDays = (r.lastCheckAt - r.firstCheckAt) / 86_400_000;
+  const lines = [
+    `revisit (class ${r.cls}):`,
+    row('checks', `${r.checks} compared with the stored copy (${r.changes} found a change)` + (r.rate === null ? '' : `, λ̂ ${num(r.rate)} changes/day over ${num(Math.round(spanDays * 100) / 100)} days`)),
+    row(r.deletedAt === null ? 'next due' : 'deleted', iso(r.deletedAt ?? r.nextAt)),
+    row('last check', r.checks > 0 ? iso(r.lastCheckAt) : `none (copy fetched ${iso(r.firstCheckAt)})`),
+    row('validators', [r.etag ? `ETag ${r.etag}` : '', r.lastModified ? `Last-Modified ${r.lastModified}` : ''].filter(Boolean).join(', ') || 'none'),
+  ];
+  if (r.failures > 0) lines.push(row('failures', `${r.failures} in a row`));
+  if (r.recent.length > 0) {
+    lines.push(row('latest checks', r.totalChecks > r.recent.length ? `${r.recent.length} of ${r.totalChecks} recorded, newest first` : 'newest first'));
+    for (const c of r.recent) {
+      const saved = c.savedBytes > 0 ? `, ${c.savedBytes} saved` : '';
+      lines.push(`    ${iso(c.at)}  ${String(c.status || '-').padEnd(3)} ${c.outcome.padEnd(12)} ${c.wireBytes} bytes${saved}`);
+    }
+  }
+  return lines.join('\n');
+}
+
 /** Opens a crawl file read-only; a missing or foreign file is a usage error (exit 2). */
 function openCrawlFile(path: string): Database.Database {
   if (!existsSync(path)) throw new TopicrawlError('E_USAGE', `${path}: no such crawl file`, { db: path });
@@ -90,7 +119,7 @@ function asUsage(err: unknown, db: string): unknown {
   return err;
 }
 
-/** `topicrawl explain <db> <url> [--json]`: why a URL has its priority. */
+/** `topicrawl explain <db> <url> [--json]`: why a URL has its priority, and its revisit state if it has one. */
 export function runExplain(args: { db: string; url: string; json?: boolean }, out: { log: (s: string) => void }): void {
   const db = openCrawlFile(args.db);
   try {
@@ -105,7 +134,10 @@ export function runExplain(args: { db: string; url: string; json?: boolean }, ou
       const shown = url === args.url.trim() ? url : `${args.url.trim()} (normalised: ${url})`;
       throw new TopicrawlError('E_USAGE', `${shown}: not known to the crawl in ${args.db}`, { db: args.db, url });
     }
-    out.log(args.json ? JSON.stringify(e, null, 2) : formatExplanation(e));
+    const detail = revisitDetail(db, e.id);
+    const revisit: RevisitExplanation | null = detail && { ...detail, rate: detail.checks > 0 ? pageChangeRate(detail) : null };
+    if (args.json) out.log(JSON.stringify({ ...e, revisit }, null, 2));
+    else out.log(formatExplanation(e) + (revisit ? `\n\n${formatRevisit(revisit)}` : ''));
   } finally {
     db.close();
   }

@@ -237,3 +237,37 @@ export function revisitFigures(db: Database.Database, now: number): RevisitFigur
     notModifiedShare: checks ? (c.nm ?? 0) / checks : 0, bytesSaved: c.saved ?? 0, wireBytes: c.wire ?? 0,
   };
 }
+
+/** One check as `explain` shows it. */
+export interface CheckRecord {
+  at: number;
+  status: number;
+  outcome: CheckOutcome;
+  wireBytes: number;
+  savedBytes: number;
+}
+
+/** A page's revisit state for `topicrawl explain`: its `revisits` row and its latest checks. */
+export interface RevisitDetail extends RevisitRow {
+  /** All checks recorded for the page. */
+  totalChecks: number;
+  /** The latest checks, newest first (at most the number asked for). */
+  recent: CheckRecord[];
+}
+
+/** The revisit state of one URL; null when the file has no revisit tables or the URL is not in scheduling. */
+export function revisitDetail(db: Database.Database, urlId: number, recent = 10): RevisitDetail | null {
+  if (!hasRevisitTables(db)) return null;
+  const r = db.prepare('SELECT * FROM revisits WHERE url_id = ?').get(urlId) as Raw | undefined;
+  if (!r) return null;
+  const totalChecks = (db.prepare('SELECT COUNT(*) AS n FROM checks WHERE url_id = ?').get(urlId) as { n: number }).n;
+  const rows = db
+    .prepare('SELECT at, status, outcome, wire_bytes, saved_bytes FROM checks WHERE url_id = ? ORDER BY at DESC, rowid DESC LIMIT ?')
+    .all(urlId, Math.max(0, recent)) as Raw[];
+  return {
+    ...toRow(r), totalChecks,
+    recent: rows.map((c) => ({
+      at: c.at as number, status: c.status as number, outcome: c.outcome as CheckOutcome, wireBytes: c.wire_bytes as number, savedBytes: c.saved_bytes as number,
+    })),
+  };
+}

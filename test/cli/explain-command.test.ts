@@ -74,6 +74,12 @@ const expectOneLine = (stderr: string) => {
   expect(stderr).not.toMatch(/\n\s+at /);
 };
 
+/** The stdout of a run that must succeed. */
+const r0 = (r: { code: number | null; stdout: string; stderr: string }) => {
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout;
+};
+
 describe('topicrawl explain', () => {
   const dir = suiteTmpDir();
   const dbs: Record<string, string> = {};
@@ -130,6 +136,9 @@ describe('topicrawl explain', () => {
     expect(e.parent.url).toBe(parent.url);
     const links = query<{ anchor: string }>(db, 'SELECT anchor FROM links WHERE to_id = ?', queued.id);
     expect((e.anchors as { anchor: string }[]).map((a) => a.anchor).sort()).toEqual(links.map((l) => l.anchor).sort());
+    // a crawl that was never revisited: no revisit section
+    expect(e.revisit).toBeNull();
+    expect(r0(await runCli(['explain', db, fetched.url]))).not.toContain('revisit (class');
   });
 
   it('says when the stored priority is not I(p) (breadth-first)', async () => {

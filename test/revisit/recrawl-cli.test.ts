@@ -88,6 +88,38 @@ describe('topicrawl recrawl and crawl --revisit', () => {
     expect(text.join('\n')).toMatch(/revisit checks\s+\d+ \(0 changed/);
   }, 60_000);
 
+  it('explain shows a page\'s revisit state: its class, checks, next due time and latest checks', async () => {
+    const url = 'http://poisson.test/a';
+    const conn = openDatabase(db, { readonly: true });
+    let stored: { checks: number; changes: number; next_at: number; class: string; n: number; last: number };
+    try {
+      stored = conn
+        .prepare(
+          `SELECT v.checks, v.changes, v.next_at, v.class, (SELECT COUNT(*) FROM checks c WHERE c.url_id = v.url_id) AS n,
+                  (SELECT MAX(at) FROM checks c WHERE c.url_id = v.url_id) AS last
+             FROM revisits v JOIN urls u ON u.id = v.url_id WHERE u.url = ?`,
+        )
+        .get(url) as typeof stored;
+    } finally {
+      conn.close();
+    }
+    const j = await runCli(['explain', db, url, '--json']);
+    expect(j.code, j.stderr).toBe(0);
+    const r = JSON.parse(j.stdout).revisit as { cls: string; checks: number; changes: number; nextAt: number; totalChecks: number; rate: number; recent: { at: number; outcome: string; status: number }[] };
+    expect(r).toMatchObject({ cls: stored.class, checks: stored.checks, changes: stored.changes, nextAt: stored.next_at, totalChecks: stored.n });
+    expect(r.rate).toBe(0); // the pages of this server never change
+    expect(r.recent.length).toBe(Math.min(10, stored.n));
+    expect(r.recent[0].at).toBe(stored.last);
+    for (let i = 1; i < r.recent.length; i++) expect(r.recent[i].at).toBeLessThanOrEqual(r.recent[i - 1].at);
+    expect(r.recent.every((c) => c.outcome === 'not_modified' && c.status === 304)).toBe(true);
+    const t = await runCli(['explain', db, url]);
+    expect(t.code).toBe(0);
+    expect(t.stdout).toContain(`revisit (class ${stored.class}):`);
+    expect(t.stdout).toContain(`next due       ${new Date(stored.next_at).toISOString()}`);
+    expect(t.stdout).toMatch(new RegExp(`checks\\s+${stored.checks} compared with the stored copy \\(0 found a change\\), λ̂ 0 changes/day`));
+    expect(t.stdout).toContain(`${new Date(stored.last).toISOString()}  304 not_modified`);
+  }, 30_000);
+
   it('refuses a bad --until with a usage error', async () => {
     const r = await runCli(['recrawl', db, '--until', 'tomorrow-ish']);
     expect(r.code).toBe(2);
