@@ -6,7 +6,8 @@
  *
  *   npx tsx scripts/bench-revisit.ts [--pages 10000] [--budget 10000] [--days 30] [--warmup 7]
  *                                    [--min-rate 0.01] [--max-rate 10] [--rates log-uniform|bimodal]
- *                                    [--fast-share 0.5] [--solve-every 500] [--seed 1] [--json]
+ *                                    [--fast-share 0.5] [--solve-every 500] [--last-modified 0]
+ *                                    [--seed 1] [--json]
  *
  * - Rates λ log-uniform in [min-rate, max-rate] changes/day (or, with --rates bimodal, each page
  *   at max-rate with probability fast-share, else at min-rate); page sizes log-normal (median 30 KB,
@@ -18,7 +19,10 @@
  *   recrawler, the budget level is solved again every --solve-every checks (or one per 1% of the
  *   pages, if more) by solveBudget over the current estimates λ̂ (pages with ≥ 3 checks) with the
  *   budget left after the pages still on their initial interval, each page clamped by its bounds;
- *   until some page has an estimate there is no level (interval 1/λ̂).
+ *   until some page has an estimate there is no level (interval 1/λ̂). With --last-modified S, a
+ *   share S of the pages (drawn with the seed) also tell the time of their latest change at each
+ *   check that finds one, as a believable Last-Modified does, and their λ̂ comes from those ages
+ *   (estimateRateFromAges); default 0: every λ̂ from the counts of checks and changes.
  * - Freshness (share of pages whose stored copy is current) and age (days since the first change
  *   the copy missed, 0 when fresh) are sampled every simulated hour after the warm-up.
  * Deterministic for a given --seed. Prints a table and the command (or one JSON object with --json).
@@ -46,6 +50,7 @@ const { values: args } = parseArgs({
     rates: { type: 'string', default: 'log-uniform' },
     'fast-share': { type: 'string', default: '0.5' },
     'solve-every': { type: 'string', default: '500' },
+    'last-modified': { type: 'string', default: '0' },
     seed: { type: 'string', default: '1' },
     json: { type: 'boolean', default: false },
   },
@@ -65,6 +70,7 @@ const END_MS = DAYS * DAY_MS;
 const UNIFORM_MS = (N / BUDGET) * DAY_MS;
 const MIN_CHECKS = 3;
 const SOLVE_EVERY = Number(args['solve-every']);
+const LAST_MODIFIED = Number(args['last-modified']);
 
 interface Page {
   rate: number;
@@ -98,7 +104,7 @@ function makePages(rng: Rng): Page[] {
 /** A schedule: the first check time of page i, and the time of the next check after one at `now`. */
 interface Schedule {
   first(i: number): number;
-  after(i: number, now: number, changed: boolean): number;
+  after(i: number, now: number, changed: boolean, lastChangeAt: number | null): number;
 }
 
 interface SimResult {
@@ -143,7 +149,7 @@ function simulate(pages: Page[], schedule: Schedule): SimResult {
         wire += HEADER_BYTES;
         saved += p.bytes;
       }
-      const nextAt = schedule.after(i, at, didChange);
+      const nextAt = schedule.after(i, at, didChange, didChange ? p.changes[k - 1] : null);
       if (nextAt <= END_MS) heap.push({ at: nextAt, i });
     }
     if (tick <= WARMUP * DAY_MS) continue;
@@ -179,7 +185,11 @@ const CLASS: RevisitClassConfig = { name: 'page', patterns: [], initial_ms: UNIF
 const BOUNDS = classFrequencyBounds(CLASS);
 
 function adaptiveSchedule(): Schedule & { muLog: number[] } {
-  const states: PageRevisitState[] = Array.from({ length: N }, () => ({ cls: 'page', checks: 0, changes: 0, firstCheckAt: 0, lastCheckAt: 0 }));
+  const lmRng = mulberry32(SEED + 1);
+  const states: PageRevisitState[] = Array.from({ length: N }, () => ({
+    cls: 'page', checks: 0, changes: 0, firstCheckAt: 0, lastCheckAt: 0,
+    ages: lmRng.next() < LAST_MODIFIED ? { changes: 0, ageMs: 0, unchangedMs: 0 } : null,
+  }));
   let budget: BudgetLevel | null = null;
   const muLog: number[] = [];
   let sinceSolve = 0;
@@ -202,8 +212,15 @@ function adaptiveSchedule(): Schedule & { muLog: number[] } {
   return {
     muLog,
     first: (i) => stagger(i, CLASS.initial_ms),
-    after(i, now, changed) {
+    after(i, now, changed, lastChangeAt) {
       const s = states[i];
+      // a page whose server tells the time of its latest change (a trustworthy Last-Modified)
+      if (s.ages) {
+        if (changed) {
+          s.ages.changes++;
+          s.ages.ageMs += now - lastChangeAt!;
+        } else s.ages.unchangedMs += now - s.lastCheckAt;
+      }
       s.checks++;
       if (changed) s.changes++;
       s.lastCheckAt = now;

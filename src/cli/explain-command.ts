@@ -81,10 +81,15 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** The revisit section of `explain` (a page in revisit scheduling) as lines. */
 export function formatRevisit(r: RevisitExplanation): string {
   const row = (k: string, v: string) => `  ${k.padEnd(14)} ${v}`;
-  const spanDays = (r.lastCheckAt - r.firstCheckAt) / 86_400_000;
+  const days = (ms: number) => num(Math.round((ms / 86_400_000) * 100) / 100);
+  const a = r.ages;
+  const source = a && (a.changes > 0 || a.unchangedMs > 0)
+    ? `from Last-Modified: ${a.changes} change${a.changes === 1 ? '' : 's'} aged ${days(a.ageMs)} days in all, ${days(a.unchangedMs)} days watched unchanged`
+    : `from the checks over ${days(r.lastCheckAt - r.firstCheckAt)} days${a ? '' : ' (Last-Modified not believed)'}`;
   const lines = [
     `revisit (class ${r.cls}):`,
-    row('checks', `${r.checks} compared with the stored copy (${r.changes} found a change)` + (r.rate === null ? '' : `, λ̂ ${num(r.rate)} changes/day over ${num(Math.round(spanDays * 100) / 100)} days`)),
+    row('checks', `${r.checks} compared with the stored copy (${r.changes} found a change)`),
+    ...(r.rate === null ? [] : [row('change rate', `λ̂ ${num(r.rate)} changes/day, ${source}`)]),
     row(r.deletedAt === null ? 'next due' : 'deleted', iso(r.deletedAt ?? r.nextAt)),
     row('last check', r.checks > 0 ? iso(r.lastCheckAt) : `none (copy fetched ${iso(r.firstCheckAt)})`),
     row('validators', [r.etag ? `ETag ${r.etag}` : '', r.lastModified ? `Last-Modified ${r.lastModified}` : ''].filter(Boolean).join(', ') || 'none'),

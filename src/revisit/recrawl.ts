@@ -11,6 +11,7 @@ import { RevisitStore, type CheckOutcome, type DuePage } from '../store/revisit-
 import type { Config } from '../topic/config.js';
 import { budgetLevel, classOf, enrolFetchedPages } from './revisit-schedule.js';
 import { nextIntervalMs, pageChangeRate, type BudgetLevel } from './revisit-policy.js';
+import { nextAges } from './last-modified.js';
 import { fingerprintBytes, fingerprintPage, parseHtmlBody } from './text-fingerprint.js';
 import { storedConfig, type RecrawlEvents, type RecrawlerOptions, type RecrawlSummary } from './recrawl-types.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
@@ -218,6 +219,9 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       outcome = row.failures >= settings.max_failures ? 'deleted' : 'failed';
     }
     if (outcome === 'changed' || outcome === 'unchanged' || outcome === 'not_modified') {
+      row.ages = nextAges(row.ages, {
+        outcome, at, previousAt: p.lastCheckAt, previousLastModified: p.lastModified, lastModified: res.headers['last-modified'] ?? null,
+      });
       row.checks++;
       if (outcome === 'changed') row.changes++;
       row.failures = 0;

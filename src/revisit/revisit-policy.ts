@@ -1,4 +1,4 @@
-import { estimateChangeRate } from './change-rate.js';
+import { estimateChangeRate, estimateRateFromAges } from './change-rate.js';
 
 /**
  * When to revisit a page: the class's initial interval until enough checks exist, then the
@@ -45,6 +45,20 @@ export interface PageRevisitState {
   changes: number;
   firstCheckAt: number;
   lastCheckAt: number;
+  /**
+   * What the server's Last-Modified told, while it has been trustworthy (see last-modified.ts):
+   * checks that found a change and the summed age of their latest change, and the summed
+   * intervals of checks that found none. Null or absent: not known, or not trustworthy; λ̂ then
+   * comes from the counts above alone.
+   */
+  ages?: PageAges | null;
+}
+
+/** Last-Modified evidence of a page (see {@link PageRevisitState.ages}). */
+export interface PageAges {
+  changes: number;
+  ageMs: number;
+  unchangedMs: number;
 }
 
 /** Bounds on a page's check frequency, in checks per day. */
@@ -239,7 +253,7 @@ export function nextIntervalMs(
   const lo = Math.min(cls.min_ms, cls.max_ms);
   const hi = Math.max(cls.min_ms, cls.max_ms);
   if (state.checks < Math.max(opts.minChecks, 1)) return clamp(cls.initial_ms, lo, hi);
-  const rate = estimateChangeRate(state.checks, state.changes, (state.lastCheckAt - state.firstCheckAt) / DAY_MS);
+  const rate = pageChangeRate(state);
   if (rate === null) return clamp(cls.initial_ms, lo, hi);
   let interval: number;
   if (opts.budget === null) interval = intervalWithoutBudgetMs(rate);
@@ -266,36 +280,16 @@ export function pageFrequencyBounds(state: PageRevisitState, cls: RevisitClassCo
   return { minPerDay, maxPerDay: b.maxPerDay };
 }
 
-/** λ̂ of a page state in changes per day (null before the first check); a convenience over estimateChangeRate. */
+/**
+ * λ̂ of a page state in changes per day (null before the first check): from the ages of its
+ * changes when its Last-Modified has been trustworthy (estimateRateFromAges), else from the counts
+ * of checks and changes (estimateChangeRate).
+ */
 export function pageChangeRate(state: PageRevisitState): number | null {
+  const a = state.ages;
+  if (a && (a.changes > 0 || a.unchangedMs > 0)) {
+    const r = estimateRateFromAges(a.changes, a.ageMs / DAY_MS, a.unchangedMs / DAY_MS);
+    if (r !== null) return r;
+  }
   return estimateChangeRate(state.checks, state.changes, (state.lastCheckAt - state.firstCheckAt) / DAY_MS);
 }
-
-/** The built-in classes (also the topic schema's defaults for `revisit.classes`). */
-export const DEFAULT_REVISIT_CLASSES: readonly RevisitClassConfig[] = Object.freeze([
-  {
-    name: 'home',
-    patterns: ['^https?://[^/]+/?(index\\.[a-z0-9]+|default\\.[a-z0-9]+|home\\.[a-z0-9]+)?(\\?[^#]*)?$'],
-    initial_ms: DAY_MS, min_ms: 3_600_000, max_ms: 7 * DAY_MS,
-  },
-  {
-    name: 'list',
-    patterns: [
-      '/(category|categories|tag|tags|archive|archives|list|lists|section|sections|topic|topics|channel|channels|label|labels)(/|\\?|$)',
-      '/(news|blog|articles|posts|stories|forum|forums)/?(\\?[^#]*)?$',
-      '[?&](page|pg|paged|start|offset)=\\d+',
-      '/page/\\d+/?$',
-    ],
-    initial_ms: DAY_MS, min_ms: 3_600_000, max_ms: 7 * DAY_MS,
-  },
-  {
-    name: 'product',
-    patterns: ['/(product|products|item|items|dp|sku|goods)/[^/?#]+', '[?&](product_id|productid|item_id|itemid|sku|pid)='],
-    initial_ms: 3 * DAY_MS, min_ms: 6 * 3_600_000, max_ms: 30 * DAY_MS,
-  },
-  {
-    name: 'content',
-    patterns: ['/(19|20)\\d{2}/\\d{1,2}/', '/(article|articles|post|posts|story|stories|news|blog|wiki|doc|docs)/[^/?#]+'],
-    initial_ms: 7 * DAY_MS, min_ms: DAY_MS, max_ms: 60 * DAY_MS,
-  },
-].map((c) => Object.freeze({ ...c, patterns: Object.freeze(c.patterns) })));

@@ -69,7 +69,7 @@ export function budgetLevel(rows: RevisitRow[], settings: RevisitSettings): Budg
       budget -= DAY_MS / cls.initial_ms;
       continue;
     }
-    const state = { cls: r.cls, checks: r.checks, changes: r.changes, firstCheckAt: r.firstCheckAt, lastCheckAt: r.lastCheckAt };
+    const state = { cls: r.cls, checks: r.checks, changes: r.changes, firstCheckAt: r.firstCheckAt, lastCheckAt: r.lastCheckAt, ages: r.ages };
     const rate = pageChangeRate(state);
     if (rate === null) continue;
     rates.push(rate);

@@ -1,5 +1,6 @@
 import { TopicrawlError } from '../errors.js';
-import { DEFAULT_REVISIT_CLASSES, type RevisitClassConfig } from './revisit-policy.js';
+import { DEFAULT_REVISIT_CLASSES } from './default-classes.js';
+import type { RevisitClassConfig } from './revisit-policy.js';
 
 /**
  * A page's URL class (seed 001 §2.5, seed 002): home page, list/index page, content page,

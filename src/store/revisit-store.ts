@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { PageAges } from '../revisit/revisit-policy.js';
 
 /**
  * The revisit schedule in a crawl file (tables `revisits` and `checks`, see schema.ts). One row per
@@ -29,6 +30,8 @@ export interface RevisitRow {
   textHash: string | null;
   failures: number;
   deletedAt: number | null;
+  /** What Last-Modified told while it was believed; null once it contradicted a check. */
+  ages: PageAges | null;
 }
 
 /** A page that is due, with what a revisit needs to fetch it. */
@@ -80,6 +83,7 @@ function toRow(r: Raw): RevisitRow {
     changes: r.changes as number, firstCheckAt: r.first_check_at as number, lastCheckAt: r.last_check_at as number,
     etag: (r.etag as string | null) ?? null, lastModified: (r.last_modified as string | null) ?? null,
     textHash: (r.text_hash as string | null) ?? null, failures: r.failures as number, deletedAt: (r.deleted_at as number | null) ?? null,
+    ages: r.lm_trusted ? { changes: r.lm_changes as number, ageMs: r.lm_age_ms as number, unchangedMs: r.lm_unchanged_ms as number } : null,
   };
 }
 
@@ -110,7 +114,8 @@ export class RevisitStore {
       nextDue: db.prepare('SELECT MIN(next_at) AS m FROM revisits WHERE deleted_at IS NULL'),
       update: db.prepare(
         `UPDATE revisits SET next_at = @nextAt, checks = @checks, changes = @changes, last_check_at = @lastCheckAt, etag = @etag,
-           last_modified = @lastModified, text_hash = @textHash, failures = @failures, deleted_at = @deletedAt WHERE url_id = @urlId`,
+           last_modified = @lastModified, text_hash = @textHash, failures = @failures, deleted_at = @deletedAt,
+           lm_trusted = @lmTrusted, lm_changes = @lmChanges, lm_age_ms = @lmAgeMs, lm_unchanged_ms = @lmUnchangedMs WHERE url_id = @urlId`,
       ),
       check: db.prepare('INSERT INTO checks (url_id, at, status, outcome, wire_bytes, saved_bytes) VALUES (?, ?, ?, ?, ?, ?)'),
       storedBytes: db.prepare('SELECT body_bytes FROM responses WHERE url_id = ?'),
@@ -163,6 +168,7 @@ export class RevisitStore {
     this.st.update.run({
       urlId: row.urlId, nextAt: Math.round(row.nextAt), checks: row.checks, changes: row.changes, lastCheckAt: row.lastCheckAt,
       etag: row.etag, lastModified: row.lastModified, textHash: row.textHash, failures: row.failures, deletedAt: row.deletedAt,
+      lmTrusted: row.ages ? 1 : 0, lmChanges: row.ages?.changes ?? 0, lmAgeMs: row.ages?.ageMs ?? 0, lmUnchangedMs: row.ages?.unchangedMs ?? 0,
     });
     this.st.check.run(row.urlId, check.at, check.status, check.outcome, check.wireBytes, check.savedBytes);
   }

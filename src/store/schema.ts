@@ -112,7 +112,12 @@ CREATE TABLE IF NOT EXISTS revisits (
   last_modified   TEXT,
   text_hash       TEXT,                          -- hex hash of the normalised text (src/revisit/text-fingerprint.ts)
   failures        INTEGER NOT NULL DEFAULT 0,    -- consecutive failed checks
-  deleted_at      INTEGER                        -- set when the page was found gone (404/410, repeated failures)
+  deleted_at      INTEGER,                       -- set when the page was found gone (404/410, repeated failures)
+  -- what Last-Modified told while it was believed (src/revisit/last-modified.ts); lm_trusted 0: no longer
+  lm_trusted      INTEGER NOT NULL DEFAULT 1,
+  lm_changes      INTEGER NOT NULL DEFAULT 0,    -- checks that found a change with a believable Last-Modified
+  lm_age_ms       REAL NOT NULL DEFAULT 0,       -- their summed ages of the latest change
+  lm_unchanged_ms REAL NOT NULL DEFAULT 0        -- summed intervals of checks that found no change
 );
 CREATE INDEX IF NOT EXISTS revisits_due ON revisits(next_at) WHERE deleted_at IS NULL;
 CREATE TABLE IF NOT EXISTS checks (
@@ -131,4 +136,12 @@ CREATE INDEX IF NOT EXISTS checks_at ON checks(at);
  * Brings a file written by an earlier release of schema version 1 up to date: drops the queue index
  * (the frontier keeps its own queues now) and adds urls.fp (filled lazily by the frontier).
  */
+/** Columns added to `revisits` after files with that table existed: added on open when missing. */
+export const REVISIT_LM_COLUMNS: readonly (readonly [string, string])[] = [
+  ['lm_trusted', 'INTEGER NOT NULL DEFAULT 1'],
+  ['lm_changes', 'INTEGER NOT NULL DEFAULT 0'],
+  ['lm_age_ms', 'REAL NOT NULL DEFAULT 0'],
+  ['lm_unchanged_ms', 'REAL NOT NULL DEFAULT 0'],
+];
+
 export const MIGRATIONS = `DROP INDEX IF EXISTS urls_queue;`;

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { TopicrawlError } from '../errors.js';
 import { Checkpointer } from './checkpointer.js';
-import { DDL, MIGRATIONS, SCHEMA_VERSION, UrlState } from './schema.js';
+import { DDL, MIGRATIONS, REVISIT_LM_COLUMNS, SCHEMA_VERSION, UrlState } from './schema.js';
 import type { MetricsRow, PageOutcome, ResponseRecord, Store, StoreCounters } from './store.js';
 
 /** Opens (or creates) a crawl file. `readonly` opens an existing file for stats/export. */
@@ -24,6 +24,9 @@ export function openDatabase(path: string, opts: { readonly?: boolean } = {}): D
       db.exec(MIGRATIONS);
       const cols = db.prepare('PRAGMA table_info(urls)').all() as { name: string }[];
       if (!cols.some((c) => c.name === 'fp')) db.exec('ALTER TABLE urls ADD COLUMN fp INTEGER');
+      // crawl files written before revisits kept Last-Modified evidence
+      const rcols = new Set((db.prepare('PRAGMA table_info(revisits)').all() as { name: string }[]).map((c) => c.name));
+      for (const [name, decl] of REVISIT_LM_COLUMNS) if (!rcols.has(name)) db.exec(`ALTER TABLE revisits ADD COLUMN ${name} ${decl}`);
     }
     const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
     if (!row && !opts.readonly) {

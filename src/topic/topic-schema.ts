@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_REVISIT_CLASSES } from '../revisit/revisit-policy.js';
+import { DEFAULT_REVISIT_CLASSES } from '../revisit/default-classes.js';
 
 /**
  * The schema of a topic file (YAML). Every key has a default except `name` and `seeds`, so a

@@ -25,6 +25,8 @@ export interface PoissonPage {
   failFrom?: number;
   /** Send no ETag and no Last-Modified (so every revisit gets a 200 with fresh boilerplate). */
   noValidators?: boolean;
+  /** Like a dynamic page: Last-Modified is the time of the request, no ETag, never a 304. */
+  dynamicLastModified?: boolean;
   /** Versions ≥ 1 link to a new page /new/<name>-v<k> (served as a small static page). */
   newLinks?: boolean;
 }
@@ -136,7 +138,7 @@ export async function startPoissonServer(opts: PoissonServerOptions): Promise<Po
     const versionTime = k === 0 ? opts.start : times.get(path)![k - 1];
     const etag = `"${path.slice(1).replace(/\W/g, '_')}-${k}"`;
     const lastModified = new Date(Math.floor(versionTime / 1000) * 1000).toUTCString();
-    if (!page.noValidators) {
+    if (!page.noValidators && !page.dynamicLastModified) {
       if (inm !== null ? inm.split(',').some((e) => e.trim() === etag) : ims !== null && Date.parse(ims) >= Math.floor(versionTime / 1000) * 1000) {
         return send(304, '', { etag, 'last-modified': lastModified });
       }
@@ -147,7 +149,8 @@ export async function startPoissonServer(opts: PoissonServerOptions): Promise<Po
       `<html><head><title>Page ${path}</title></head><body><h1>About ${path}</h1>` +
       `<p>The stable text of page ${path}: tobacco leaves, curing barns and the markets around them.</p>` +
       `<p>Current edition: ${marker} of this page.</p>${extra}<p><a href="/">home</a></p>${boiler}</body></html>`;
-    send(200, body, page.noValidators ? {} : { etag, 'last-modified': lastModified });
+    const validators: Record<string, string> = page.noValidators ? {} : page.dynamicLastModified ? { 'last-modified': new Date(now).toUTCString() } : { etag, 'last-modified': lastModified };
+    send(200, body, validators);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ageOf, estimateChangeRate, freshnessOf } from '../../src/revisit/change-rate.js';
+import { ageOf, estimateChangeRate, estimateRateFromAges, freshnessOf } from '../../src/revisit/change-rate.js';
 import { mulberry32 } from '../../src/eval/prng.js';
 
 /** Simpson's rule on [a, b] with n (even) steps: an independent check of the closed forms. */
@@ -120,3 +120,46 @@ describe('estimated rates converge to the true ones', () => {
     expect(rmsError.get(10)![3]).toBeGreaterThan(0.3);
   });
 });
+
+describe('estimateRateFromAges (with a trustworthy Last-Modified)', () => {
+  it('is changes over the time watched: summed ages of the latest changes plus unchanged intervals', () => {
+    expect(estimateRateFromAges(3, 0.5, 5.5)).toBeCloseTo(0.5, 12);
+    expect(estimateRateFromAges(0, 0, 10)).toBe(0);
+    expect(estimateRateFromAges(2, 0, 0)).toBeNull();
+  });
+
+  it('sees rates the checks alone cannot: daily checks of pages changing 0.01 to 100 times a day', () => {
+    // the same daily checks of Poisson pages; at each check that finds a change the age of the
+    // latest change is Exp(λ) cut at the interval (memoryless: the time back to the last event)
+    const rng = mulberry32(77);
+    const n = 30;
+    for (const rate of [0.01, 0.1, 1, 10, 100]) {
+      let sq = 0;
+      let sqCho = 0;
+      const pages = 300;
+      for (let p = 0; p < pages; p++) {
+        let x = 0;
+        let age = 0;
+        let unchanged = 0;
+        for (let c = 0; c < n; c++) {
+          const back = -Math.log(1 - rng.next()) / rate; // time back from the check to the latest change
+          if (back < 1) {
+            x++;
+            age += back;
+          } else unchanged += 1;
+        }
+        const est = estimateRateFromAges(x, age, unchanged) ?? 0;
+        sq += ((est - rate) / rate) ** 2;
+        sqCho += ((estimateChangeRate(n, x, n)! - rate) / rate) ** 2;
+      }
+      const rms = Math.sqrt(sq / pages);
+      const rmsCho = Math.sqrt(sqCho / pages);
+      // error ~ 1/√(expected changes seen): small once changes are seen often, never saturating
+      if (rate >= 1) expect(rms, `λ=${rate}`).toBeLessThan(0.25);
+      if (rate >= 10) expect(rmsCho, `λ=${rate}`).toBeGreaterThan(0.3); // the counts alone saturate
+      // and no worse than the counts where few changes are seen (both then mostly see 0 or 1)
+      expect(rms, `λ=${rate}`).toBeLessThanOrEqual(rate >= 1 ? rmsCho : 1.1 * rmsCho);
+    }
+  });
+});
+

@@ -24,6 +24,7 @@ const pages = (): PoissonPage[] => [
   { path: '/news', ratePerDay: 2, newLinks: true },
   { path: '/busy', ratePerDay: 1, noValidators: true },
   { path: '/private', ratePerDay: 1 },
+  { path: '/dynamic', ratePerDay: 0.5, dynamicLastModified: true },
 ];
 
 type Row = { url: string; outcome: string; status: number; at: number; saved_bytes: number; wire_bytes: number };
@@ -155,7 +156,7 @@ describe('recrawl outcomes', () => {
   });
 
   it('enrolled every fetched page with its class, and keeps the next visit within the class bounds', () => {
-    expect(summary.enrolled).toBe(9); // the home page and the 8 pages
+    expect(summary.enrolled).toBe(pages().length + 1); // the home page and the pages
     const home = query<{ class: string }>("SELECT class FROM revisits v JOIN urls u ON u.id = v.url_id WHERE u.url = 'http://poisson.test/'");
     expect(home.class).toBe('home');
     const db = openDatabase(world.db, { readonly: true });
@@ -186,7 +187,28 @@ describe('recrawl outcomes', () => {
     expect(j.revisit.changesPerDay).toBeCloseTo(recent / 7, 10);
     const text: string[] = [];
     runStats({ db: world.db }, { log: (s) => text.push(s) });
-    expect(text[0]).toMatch(/revisit\s+6 pages scheduled, \d+ due now, 3 deleted/);
+    expect(text[0]).toMatch(new RegExp(`revisit\\s+${pages().length + 1 - 3} pages scheduled, \\d+ due now, 3 deleted`));
     expect(text[0]).toMatch(/304 responses\s+\d+\.\d% of checks, \d+ bytes saved/);
+  });
+
+  it('believes Last-Modified while it agrees with the checks, and stops when it contradicts one', () => {
+    type Lm = { changes: number; checks: number; lm_trusted: number; lm_changes: number; lm_age_ms: number; lm_unchanged_ms: number };
+    const lm = (path: string) =>
+      query<Lm>('SELECT v.* FROM revisits v JOIN urls u ON u.id = v.url_id WHERE u.url = ?', `http://poisson.test${path}`);
+    // the time of the latest change: believed; each change's age is the check time minus that time
+    const news = lm('/news');
+    expect(news.changes).toBeGreaterThan(0);
+    expect(news).toMatchObject({ lm_trusted: 1, lm_changes: news.changes });
+    const changedAt = of('/news').filter((c) => c.outcome === 'changed').map((c) => c.at);
+    const truth = world.server.changeTimes('/news');
+    const expectedAge = changedAt.reduce((s, at) => s + (at - Math.floor(Math.max(...truth.filter((t) => t <= at)) / 1000) * 1000), 0);
+    expect(news.lm_age_ms).toBe(expectedAge);
+    // only 304s: believed, all its time watched without a change
+    const keep = lm('/keep');
+    expect(keep).toMatchObject({ lm_trusted: 1, lm_changes: 0 });
+    expect(keep.lm_unchanged_ms).toBeGreaterThan(0);
+    // no Last-Modified on a change, or one that moves while the text does not: not believed
+    expect(lm('/busy').lm_trusted).toBe(0);
+    expect(lm('/dynamic').lm_trusted).toBe(0);
   });
 });

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { freshnessOf } from '../../src/revisit/change-rate.js';
 import {
-  classFrequencyBounds, DEFAULT_REVISIT_CLASSES, frequencyAt, MAX_GROWTH, nextIntervalMs, optimalFrequency, pageChangeRate, pageFrequencyBounds, solveBudget, solveMu,
+  classFrequencyBounds, frequencyAt, MAX_GROWTH, nextIntervalMs, optimalFrequency, pageChangeRate, pageFrequencyBounds, solveBudget, solveMu,
   type PageRevisitState, type RevisitClassConfig,
 } from '../../src/revisit/revisit-policy.js';
 import { mulberry32 } from '../../src/eval/prng.js';
+import { DEFAULT_REVISIT_CLASSES } from '../../src/revisit/default-classes.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classConfigFor, classifyPage, isHomeUrl, looksLikeList } from '../../src/revisit/url-class.js';
-import { DEFAULT_REVISIT_CLASSES, type RevisitClassConfig } from '../../src/revisit/revisit-policy.js';
+import { DEFAULT_REVISIT_CLASSES } from '../../src/revisit/default-classes.js';
+import type { RevisitClassConfig } from '../../src/revisit/revisit-policy.js';
 import { buildConfig } from '../../src/topic/config.js';
 import { TopicrawlError } from '../../src/errors.js';
 

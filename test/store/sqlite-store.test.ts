@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { compressBody, decompressBody, openDatabase, SqliteStore } from '../../src/store/sqlite-store.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
+import { revisitDetail } from '../../src/store/revisit-store.js';
 import { UrlState } from '../../src/store/schema.js';
 import { urlHash } from '../../src/url/url-hash.js';
 import { tmpDir } from '../helpers/tmp.js';
@@ -30,6 +31,27 @@ describe('SqliteStore', () => {
     db.close();
     expect(() => new SqliteStore(other)).toThrow(/schema version/);
     expect(() => openDatabase(join(dir, 'missing.db'), { readonly: true })).toThrow(expect.objectContaining({ code: 'E_STORE' }));
+  });
+
+  it('adds the Last-Modified columns to the revisits of a file written before them, and reads old rows as believed', () => {
+    const path = join(tmpDir(), 'old.db');
+    openDatabase(path).close();
+    // the file as it was: revisits without the lm_ columns, one row in it
+    const raw = new Database(path);
+    raw.exec(`DROP TABLE revisits;
+      CREATE TABLE revisits (url_id INTEGER PRIMARY KEY, class TEXT NOT NULL, next_at INTEGER NOT NULL, checks INTEGER NOT NULL DEFAULT 0,
+        changes INTEGER NOT NULL DEFAULT 0, first_check_at INTEGER NOT NULL, last_check_at INTEGER NOT NULL, etag TEXT, last_modified TEXT,
+        text_hash TEXT, failures INTEGER NOT NULL DEFAULT 0, deleted_at INTEGER);
+      INSERT INTO revisits (url_id, class, next_at, checks, changes, first_check_at, last_check_at) VALUES (1, 'content', 5, 4, 1, 1, 3);`);
+    raw.close();
+    const db = openDatabase(path);
+    try {
+      const cols = (db.prepare('PRAGMA table_info(revisits)').all() as { name: string }[]).map((c) => c.name);
+      expect(cols).toEqual(expect.arrayContaining(['lm_trusted', 'lm_changes', 'lm_age_ms', 'lm_unchanged_ms']));
+      expect(revisitDetail(db, 1)).toMatchObject({ checks: 4, changes: 1, ages: { changes: 0, ageMs: 0, unchangedMs: 0 } });
+    } finally {
+      db.close();
+    }
   });
 
   it('groups page transactions: readers see whole pages only after the group commits', async () => {
