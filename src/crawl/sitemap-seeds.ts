@@ -31,13 +31,17 @@ export interface SitemapSeedResult {
   errors: { sitemap: string; message: string }[];
   /** Hosts contacted (robots.txt, sitemaps) and when, so politeness can count those requests. */
   contacted: Map<string, number>;
+  /** Every in-scope URL the sitemaps listed (normalised, known or new), with its `<lastmod>` as written. */
+  entries: { url: string; lastmod: string | null }[];
 }
 
 /**
- * Seeds from sitemaps (seed 002), once, at the start of a fresh crawl: the topic's `sitemaps:` and
- * the `Sitemap:` lines of the seed hosts' robots.txt are read (indexes followed to a depth cap, URLs
- * capped), and every in-scope URL not yet known is queued at depth 1 with the strategy's seed
- * priority, its sitemap and lastmod noted. robots.txt is checked for each URL when it is fetched.
+ * Seeds from sitemaps (seed 002): the topic's `sitemaps:` and the `Sitemap:` lines of the seed
+ * hosts' robots.txt are read (indexes followed to a depth cap, URLs capped), and every in-scope URL
+ * not yet known is queued at depth 1 with the strategy's seed priority, its sitemap and lastmod
+ * noted. robots.txt is checked for each URL when it is fetched. The crawl calls it once, at the
+ * start of a fresh crawl; the recrawler every revisit.sitemap_interval_ms, with the hosts it
+ * revisits as seeds, for the lastmods (`entries`).
  */
 export async function seedFromSitemaps(d: SitemapSeedDeps): Promise<SitemapSeedResult> {
   const list = [...d.sitemaps];
@@ -73,15 +77,17 @@ export async function seedFromSitemaps(d: SitemapSeedDeps): Promise<SitemapSeedR
     }
   }
   const unique = [...new Set(list.map((u) => tryNormalizeUrl(u, d.normalize) ?? u))];
-  if (unique.length === 0) return { sitemapsRead: 0, found: 0, added: 0, errors: [], contacted };
+  if (unique.length === 0) return { sitemapsRead: 0, found: 0, added: 0, errors: [], contacted, entries: [] };
   const read = await new SitemapReader(fetcher, { maxUrls: d.maxUrls, maxDepth: d.maxDepth }).read(unique);
   let added = 0;
+  const entries: SitemapSeedResult['entries'] = [];
   d.store.transaction(() => {
     for (const e of read.urls) {
       const url = tryNormalizeUrl(e.loc, d.normalize);
       if (!url || !d.scope(url).ok) continue;
+      entries.push({ url, lastmod: e.lastmod });
       if (queueAsSeed(d.frontier, d.strategy, url, 1, `sitemap ${e.sitemap}${e.lastmod ? ` lastmod ${e.lastmod}` : ''}`)) added++;
     }
   });
-  return { sitemapsRead: read.sitemapsRead.length, found: read.urls.length, added, errors: read.errors, contacted };
+  return { sitemapsRead: read.sitemapsRead.length, found: read.urls.length, added, errors: read.errors, contacted, entries };
 }

@@ -63,6 +63,10 @@ export interface RecrawlSummary {
   failed: number;
   /** Due pages robots.txt now disallows (postponed, not fetched). */
   robotsSkipped: number;
+  /** Sitemaps read (revisit.sitemap_interval_ms), pages their lastmod brought forward, and of those checked, the ones found changed. */
+  sitemapsRead: number;
+  sitemapSignals: number;
+  sitemapConfirmed: number;
   /** URLs new to the crawl found on changed pages and queued for the next `crawl`. */
   newUrls: number;
   bytesSaved: number;

@@ -12,7 +12,8 @@ import type { Config } from '../topic/config.js';
 import { budgetLevel, classOf, enrolFetchedPages } from './revisit-schedule.js';
 import { nextIntervalMs, pageChangeRate, type BudgetLevel } from './revisit-policy.js';
 import { nextAges } from './last-modified.js';
-import { fingerprintBytes, fingerprintPage, parseHtmlBody } from './text-fingerprint.js';
+import { readSitemapSignals, SitemapSignals } from './sitemap-signals.js';
+import { judgeResponse } from './check-outcome.js';
 import { storedConfig, type RecrawlEvents, type RecrawlerOptions, type RecrawlSummary } from './recrawl-types.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
 
@@ -45,6 +46,8 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
   private readonly hostDelay = new Map<number, number>();
   private budget: BudgetLevel | null = null;
   private sinceBudget = 0;
+  private readonly signals = new SitemapSignals();
+  private nextSitemapsAt = 0;
   /** Checks between two budget solves: budgetEvery, or one per 1% of the pages in scheduling if more. */
   private solveEvery = 500;
   private stopping = false;
@@ -81,6 +84,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     const { store } = this.state;
     this.sum = {
       db: this.opts.dbPath, enrolled: 0, checked: 0, changed: 0, unchanged: 0, notModified: 0, deleted: 0, failed: 0, robotsSkipped: 0,
+      sitemapsRead: 0, sitemapSignals: 0, sitemapConfirmed: 0,
       newUrls: 0, bytesSaved: 0, wireBytes: 0, scheduled: 0, nextDueAt: null, reason: 'done',
     };
     const settings = this.cfg.revisit;
@@ -94,6 +98,10 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       if (this.stopping) {
         this.sum.reason = 'signal';
         break;
+      }
+      if (settings.sitemap_interval_ms > 0 && this.now() >= this.nextSitemapsAt) {
+        await this.readSitemaps();
+        this.nextSitemapsAt = this.now() + settings.sitemap_interval_ms;
       }
       const now = this.now();
       let wakeAt = Infinity;
@@ -124,6 +132,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
         if (until === undefined || now >= until) break;
         wakeAt = until;
       }
+      if (until !== undefined && settings.sitemap_interval_ms > 0) wakeAt = Math.min(wakeAt, Math.max(now, this.nextSitemapsAt));
       await this.sleepFn(wakeAt - now);
       if (until !== undefined) this.sum.enrolled += enrolFetchedPages(this.rs, settings, (fn) => store.transaction(fn));
     }
@@ -133,6 +142,20 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     this.sum.scheduled = this.rs.scheduled().length;
     this.sum.nextDueAt = this.rs.nextDueAt();
     return { ...this.sum };
+  }
+
+  /** Reads the sitemaps for change signals (sitemap-signals.ts); their requests count for politeness. */
+  private async readSitemaps(): Promise<void> {
+    const r = await readSitemapSignals(this.signals, { fetcher: this.fetcher, robots: this.robots, state: this.state, rs: this.rs, cfg: this.cfg, now: this.now });
+    for (const e of r.errors) this.emit('warn', { code: 'W_SITEMAP', message: `sitemap ${e.sitemap}: ${e.message}` });
+    for (const [host, at] of r.contacted) {
+      const id = this.state.frontier.hostId(host);
+      const ready = Math.max(at, this.now()) + (this.hostDelay.get(id) ?? this.cfg.politeness.delay_ms);
+      this.hostReady.set(id, Math.max(this.hostReady.get(id) ?? 0, ready));
+    }
+    this.sum.sitemapsRead += r.sitemapsRead;
+    this.sum.sitemapSignals += r.signalled;
+    this.sum.newUrls += r.added;
   }
 
   /** Closes the frontier, the store and (if it made it) the fetcher. */
@@ -191,39 +214,15 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     this.hostReady.set(p.hostId, at + (this.hostDelay.get(p.hostId) ?? this.cfg.politeness.delay_ms));
     const settings = this.cfg.revisit;
     const cls = classOf(p.cls, settings);
-    const row = { ...p };
-    let outcome: CheckOutcome;
-    let savedBytes = 0;
-    let changedBody: FetchResult | null = null;
-    let parsed: ReturnType<typeof parseHtmlBody> | null = null;
-    const ok2xx = !res.error && res.status >= 200 && res.status < 300;
-    if (res.status === 304 && !res.error) {
-      outcome = 'not_modified';
-      savedBytes = this.rs.storedBodyBytes(p.urlId);
-      row.etag = res.headers.etag ?? row.etag;
-      row.lastModified = res.headers['last-modified'] ?? row.lastModified;
-    } else if (ok2xx) {
-      const html = res.contentType !== null && HTML_TYPES.has(res.contentType);
-      // parsed once: for the fingerprint, and (when it changed) for the analysis that stores it
-      if (html) parsed = parseHtmlBody(res.body, res.headers['content-type'] ?? null, p.url);
-      const hash = parsed ? fingerprintPage(parsed.page).hash : fingerprintBytes(res.body);
-      outcome = row.textHash !== null && hash !== row.textHash ? 'changed' : 'unchanged';
-      if (outcome === 'changed') changedBody = res;
-      row.textHash = hash;
-      row.etag = res.headers.etag ?? null;
-      row.lastModified = res.headers['last-modified'] ?? null;
-    } else if (res.status === 404 || res.status === 410) {
-      outcome = 'deleted';
-    } else {
-      row.failures++;
-      outcome = row.failures >= settings.max_failures ? 'deleted' : 'failed';
-    }
+    const { row, outcome, savedBytes, parsed } = judgeResponse(p, res, settings.max_failures, () => this.rs.storedBodyBytes(p.urlId));
+    const changedBody = outcome === 'changed' ? res : null;
     if (outcome === 'changed' || outcome === 'unchanged' || outcome === 'not_modified') {
       row.ages = nextAges(row.ages, {
         outcome, at, previousAt: p.lastCheckAt, previousLastModified: p.lastModified, lastModified: res.headers['last-modified'] ?? null,
       });
       row.checks++;
       if (outcome === 'changed') row.changes++;
+      if (this.signals.checked(p.urlId, outcome)) this.sum.sitemapConfirmed++;
       row.failures = 0;
       row.lastCheckAt = at;
       row.nextAt = at + nextIntervalMs(row, cls, { minChecks: settings.min_checks, budget: this.budget });

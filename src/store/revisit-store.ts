@@ -123,6 +123,7 @@ export class RevisitStore {
       noteDeleted: db.prepare('UPDATE urls SET content_hash = NULL, note = ? WHERE id = ?'),
       updateContent: db.prepare('UPDATE urls SET content_hash = ?, relevance = ?, relevant = ? WHERE id = ?'),
       rows: db.prepare('SELECT * FROM revisits WHERE deleted_at IS NULL'),
+      oneUrlPerHost: db.prepare('SELECT MIN(u.url) AS url FROM revisits v JOIN urls u ON u.id = v.url_id WHERE v.deleted_at IS NULL GROUP BY u.host_id'),
       postpone: db.prepare('UPDATE revisits SET next_at = ? WHERE url_id = ?'),
       linked: db.prepare('SELECT u.hash FROM links l JOIN urls u ON u.id = l.to_id WHERE l.from_id = ?'),
       page: db.prepare('SELECT depth, life, COALESCE(fetch_priority, priority) AS priority FROM urls WHERE id = ?'),
@@ -156,6 +157,11 @@ export class RevisitStore {
   /** The earliest next_at of a page not deleted, or null when none is scheduled. */
   nextDueAt(): number | null {
     return (this.st.nextDue.get() as { m: number | null }).m;
+  }
+
+  /** One URL of each host with pages in scheduling (not deleted). */
+  oneUrlPerHost(): string[] {
+    return (this.st.oneUrlPerHost.all() as { url: string }[]).map((r) => r.url);
   }
 
   /** Every page in scheduling (not deleted), for the budget allocation. */

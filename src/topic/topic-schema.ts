@@ -179,10 +179,12 @@ export const TopicSchema = z
         budget_per_day: z.number().positive().default(10_000).describe('Revisits per day in all; the adaptive schedule (Cho & Garcia-Molina) shares them out for the best average freshness.'),
         min_checks: z.number().int().min(1).default(3).describe('Checks before a page\'s own change rate sets its interval (before: the class\'s initial_ms).'),
         max_failures: z.number().int().min(1).default(3).describe('Consecutive failed revisits after which a page is marked deleted (404 and 410 mark it at once).'),
+        sitemap_interval_ms: z.number().int().min(0).default(21_600_000).describe('How often recrawl reads the sitemaps of the hosts it revisits (robots.txt Sitemap: lines and the topic\'s sitemaps:): a page whose <lastmod> is later than its last check is revisited at once. 0: never.'),
       })
       .strict()
       .default(() => ({
         classes: DEFAULT_REVISIT_CLASSES.map((c) => ({ ...c, patterns: [...c.patterns] })), budget_per_day: 10_000, min_checks: 3, max_failures: 3,
+        sitemap_interval_ms: 21_600_000,
       }))
       .describe('Revisiting fetched pages (topicrawl recrawl, crawl --revisit): URL classes, intervals and the check budget.'),
     evaluation: z

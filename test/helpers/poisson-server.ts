@@ -42,6 +42,11 @@ export interface PoissonServerOptions {
   seed?: number;
   /** The home page "/" links to every page (default true). */
   home?: boolean;
+  /**
+   * Serve /sitemap.xml listing every page with its <lastmod>: the time of its current version
+   * ('version'), or of the request, as some generators do ('now'). Default: no sitemap (404).
+   */
+  sitemap?: 'version' | 'now';
 }
 
 export interface PoissonRequest {
@@ -125,6 +130,15 @@ export async function startPoissonServer(opts: PoissonServerOptions): Promise<Po
     };
     const boiler = `<footer><p>Updated ${dateLine(now)}</p><p>Visitors: ${(counter += 7).toLocaleString('en-US')} · 3 minutes ago</p></footer>`;
     if (path === '/robots.txt') return robots === null ? send(404, 'no robots') : send(200, robots, { 'content-type': 'text/plain' });
+    if (path === '/sitemap.xml' && opts.sitemap) {
+      const host = req.headers.host ?? 'localhost';
+      const urls = opts.pages.map((p) => {
+        const k = versionAt(p.path, now);
+        const t = opts.sitemap === 'now' ? now : k === 0 ? opts.start : times.get(p.path)![k - 1];
+        return `<url><loc>http://${host}${p.path}</loc><lastmod>${new Date(t).toISOString()}</lastmod></url>`;
+      });
+      return send(200, `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.join('')}</urlset>`, { 'content-type': 'application/xml' });
+    }
     if (path.startsWith('/new/')) return send(200, `<html><head><title>New ${path}</title></head><body><p>a new page</p>${boiler}</body></html>`);
     if (path === '/' && opts.home !== false) {
       const links = opts.pages.map((p) => `<li><a href="${p.path}">page ${p.path}</a></li>`).join('');

@@ -44,10 +44,12 @@ export interface RevisitWorld {
  * A Poisson server on an injected clock, crawled by the real crawl loop into `dir/r.db`; the clock
  * then starts a second after the crawl (its fetch times are real time).
  */
-export async function revisitWorld(dir: string, pages: PoissonPage[], topic: Partial<TopicInput>, opts: { seed?: number; horizonMs?: number } = {}): Promise<RevisitWorld> {
+export async function revisitWorld(
+  dir: string, pages: PoissonPage[], topic: Partial<TopicInput>, opts: { seed?: number; horizonMs?: number; sitemap?: 'version' | 'now' } = {},
+): Promise<RevisitWorld> {
   const start = Date.now();
   const clock = testClock(start);
-  const server = await startPoissonServer({ pages, clock: clock.now, start, horizonMs: opts.horizonMs ?? 90 * DAY, seed: opts.seed ?? 1 });
+  const server = await startPoissonServer({ pages, clock: clock.now, start, horizonMs: opts.horizonMs ?? 90 * DAY, seed: opts.seed ?? 1, sitemap: opts.sitemap });
   const resolve = { 'poisson.test': `127.0.0.1:${server.port}` };
   const config = buildConfig({
     name: 'revisit-test', seeds: ['http://poisson.test/'], keywords: { tobacco: 1 }, strategy: { name: 'breadth-first' },

@@ -1,0 +1,123 @@
+import { normalizeOptions, scopeOf } from '../crawl/crawl-settings.js';
+import type { CrawlState } from '../crawl/crawl-state.js';
+import { seedFromSitemaps, type SitemapSeedResult } from '../crawl/sitemap-seeds.js';
+import type { Fetcher } from '../fetch/fetcher.js';
+import type { RobotsCache } from '../fetch/robots.js';
+import { parseLastmod } from '../fetch/sitemap.js';
+import type { CheckOutcome, RevisitStore } from '../store/revisit-store.js';
+import type { Config } from '../topic/config.js';
+import { hostKey } from '../url/host.js';
+import { urlHash } from '../url/url-hash.js';
+
+/**
+ * Sitemap `<lastmod>` as a change signal for revisits. A page whose sitemap entry says it was
+ * modified after its last check is due at once, whatever its schedule said: one sitemap request
+ * can stand for thousands of checks. Sitemaps lie too (generators that stamp every URL with the
+ * time of generation), so each host's signals are scored by the checks they cause: once
+ * {@link MIN_WRONG} of them found the page unchanged, and more were wrong than right, that host's
+ * lastmods are ignored for the rest of the run.
+ */
+
+/** Wrong signals from a host before its lastmods may be ignored. */
+export const MIN_WRONG = 3;
+
+/** HTTP and sitemap dates may have whole seconds: a lastmod must pass the last check by more. */
+const GRAIN_MS = 1000;
+
+export interface SignalTarget {
+  urlId: number;
+  /** Host key of the page (whose sitemap signals are scored together). */
+  host: string;
+}
+
+export class SitemapSignals {
+  /** Pages brought forward whose check has not come yet → their host. */
+  private readonly pending = new Map<number, string>();
+  private readonly score = new Map<string, { right: number; wrong: number }>();
+
+  /** False once a host's sitemap signals have been wrong often enough (see the module comment). */
+  trusted(host: string): boolean {
+    const s = this.score.get(host);
+    return !s || s.wrong < MIN_WRONG || s.wrong <= s.right;
+  }
+
+  /**
+   * Brings forward (next visit = `now`) every page in revisit scheduling whose lastmod is later
+   * than its last check, not deleted and not already due; `find` maps a sitemap URL to its page.
+   * Returns how many pages it brought forward. Call inside a store transaction.
+   */
+  apply(
+    entries: readonly { url: string; lastmod: string | null }[],
+    find: (url: string) => SignalTarget | null,
+    rs: RevisitStore,
+    now: number,
+  ): number {
+    let n = 0;
+    for (const e of entries) {
+      const lastmod = parseLastmod(e.lastmod);
+      if (lastmod === null || lastmod > now + 60_000) continue;
+      const target = find(e.url);
+      if (!target || !this.trusted(target.host)) continue;
+      const row = rs.get(target.urlId);
+      if (!row || row.deletedAt !== null || row.nextAt <= now) continue;
+      if (lastmod <= row.lastCheckAt + GRAIN_MS) continue;
+      rs.postpone(target.urlId, now);
+      this.pending.set(target.urlId, target.host);
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * Scores a check: whether a signal that brought the page forward was right. Returns true when
+   * the check was such a signal's and found the page changed, false when it found it unchanged,
+   * null when no signal was pending for the page (or the check failed).
+   */
+  checked(urlId: number, outcome: CheckOutcome): boolean | null {
+    const host = this.pending.get(urlId);
+    if (host === undefined) return null;
+    this.pending.delete(urlId);
+    if (outcome !== 'changed' && outcome !== 'unchanged' && outcome !== 'not_modified') return null;
+    const s = this.score.get(host) ?? { right: 0, wrong: 0 };
+    if (outcome === 'changed') s.right++;
+    else s.wrong++;
+    this.score.set(host, s);
+    return outcome === 'changed';
+  }
+}
+
+export interface SitemapReadDeps {
+  fetcher: Fetcher;
+  robots: RobotsCache | null;
+  state: CrawlState;
+  rs: RevisitStore;
+  cfg: Config;
+  now: () => number;
+}
+
+/**
+ * Reads the sitemaps of the hosts with pages in scheduling (the `Sitemap:` lines of their
+ * robots.txt) and the topic's `sitemaps:`, queues the in-scope URLs they list that the crawl does
+ * not know (for the next crawl, as sitemap seeds), and brings forward the pages whose lastmod is
+ * later than their last check. Returns what seedFromSitemaps returns, and how many pages it
+ * brought forward.
+ */
+export async function readSitemapSignals(signals: SitemapSignals, d: SitemapReadDeps): Promise<SitemapSeedResult & { signalled: number }> {
+  const { store, frontier, strategy } = d.state;
+  const origins = [...new Set(d.rs.oneUrlPerHost().map((u) => `${new URL(u).origin}/`))];
+  const r = await seedFromSitemaps({
+    fetcher: d.fetcher, robots: d.robots, frontier, strategy, store, scope: scopeOf(d.cfg), normalize: normalizeOptions(d.cfg),
+    seeds: origins, sitemaps: d.cfg.sitemaps, maxUrls: d.cfg.limits.max_sitemap_urls, maxDepth: d.cfg.limits.max_sitemap_depth,
+  });
+  const find = (url: string): SignalTarget | null => {
+    const hash = urlHash(url);
+    const known = frontier.lookup([hash]).get(hash.toString('hex'));
+    return known ? { urlId: known.id, host: hostKey(url) } : null;
+  };
+  const now = d.now();
+  let signalled = 0;
+  store.transaction(() => {
+    signalled = signals.apply(r.entries, find, d.rs, now);
+  });
+  return { ...r, signalled };
+}
