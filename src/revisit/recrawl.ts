@@ -20,6 +20,7 @@ import { HTML_TYPES } from '../fetch/html-types.js';
 export { storedConfig } from './recrawl-types.js';
 export type { CheckEvent, RecrawlEvents, RecrawlerOptions, RecrawlSummary } from './recrawl-types.js';
 
+const DAY_MS = 86_400_000;
 
 /**
  * Revisits the pages of a crawl file that are due (seed 001 §2.5, seed 002): conditional requests
@@ -48,6 +49,9 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
   private sinceBudget = 0;
   private readonly signals = new SitemapSignals();
   private nextSitemapsAt = 0;
+  /** When checks that sitemap signals caused were made (the last day's are kept). */
+  private signalCheckTimes: number[] = [];
+  private readonly startedAt: number;
   /** Checks between two budget solves: budgetEvery, or one per 1% of the pages in scheduling if more. */
   private solveEvery = 500;
   private stopping = false;
@@ -63,6 +67,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     this.now = opts.now ?? Date.now;
     this.sleepFn = opts.sleep ?? ((ms) => this.timerSleep(ms));
     this.budgetEvery = opts.budgetEvery ?? 500;
+    this.startedAt = this.now();
     this.ownsFetcher = !opts.fetcher;
     this.fetcher = opts.fetcher ?? new UndiciFetcher(fetcherOptions(this.cfg, opts));
     const p = this.cfg.politeness;
@@ -144,6 +149,14 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     return { ...this.sum };
   }
 
+  /** Checks per day that sitemap signals caused: over the last day, or since the recrawler started if less. */
+  private signalChecksPerDay(): number {
+    const now = this.now();
+    this.signalCheckTimes = this.signalCheckTimes.filter((t) => t > now - DAY_MS);
+    const window = Math.min(DAY_MS, Math.max(now - this.startedAt, 3_600_000));
+    return (this.signalCheckTimes.length * DAY_MS) / window;
+  }
+
   /** Reads the sitemaps for change signals (sitemap-signals.ts); their requests count for politeness. */
   private async readSitemaps(): Promise<void> {
     const r = await readSitemapSignals(this.signals, { fetcher: this.fetcher, robots: this.robots, state: this.state, rs: this.rs, cfg: this.cfg, now: this.now });
@@ -222,7 +235,9 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       });
       row.checks++;
       if (outcome === 'changed') row.changes++;
-      if (this.signals.checked(p.urlId, outcome)) this.sum.sitemapConfirmed++;
+      const signal = this.signals.checked(p.urlId, outcome);
+      if (signal !== null) this.signalCheckTimes.push(at);
+      if (signal) this.sum.sitemapConfirmed++;
       row.failures = 0;
       row.lastCheckAt = at;
       row.nextAt = at + nextIntervalMs(row, cls, { minChecks: settings.min_checks, budget: this.budget });
@@ -261,7 +276,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
    */
   private solveBudget(): void {
     const rows = this.rs.scheduled();
-    this.budget = budgetLevel(rows, this.cfg.revisit);
+    this.budget = budgetLevel(rows, this.cfg.revisit, this.signalChecksPerDay());
     this.solveEvery = Math.max(this.budgetEvery, Math.ceil(rows.length / 100));
     this.sinceBudget = 0;
   }

@@ -57,12 +57,13 @@ export function enrolFetchedPages(rs: RevisitStore, settings: RevisitSettings, t
 /**
  * The budget level for the pages in scheduling (revisit-policy.ts solveBudget): pages with their
  * own estimate (≥ min_checks checks) share the budget left after the pages still on their class's
- * initial interval, each frequency clamped to its own bounds (pageFrequencyBounds).
+ * initial interval and after `spentPerDay` (checks the schedule does not plan: those sitemap
+ * signals cause), each frequency clamped to its own bounds (pageFrequencyBounds).
  */
-export function budgetLevel(rows: RevisitRow[], settings: RevisitSettings): BudgetLevel | null {
+export function budgetLevel(rows: RevisitRow[], settings: RevisitSettings, spentPerDay = 0): BudgetLevel | null {
   const rates: number[] = [];
   const bounds: FrequencyBounds[] = [];
-  let budget = settings.budget_per_day;
+  let budget = settings.budget_per_day - Math.max(0, spentPerDay);
   for (const r of rows) {
     const cls = classOf(r.cls, settings);
     if (r.checks < settings.min_checks) {

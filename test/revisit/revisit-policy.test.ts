@@ -7,6 +7,7 @@ import {
 } from '../../src/revisit/revisit-policy.js';
 import { mulberry32 } from '../../src/eval/prng.js';
 import { DEFAULT_REVISIT_CLASSES } from '../../src/revisit/default-classes.js';
+import { budgetLevel } from '../../src/revisit/revisit-schedule.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -203,5 +204,27 @@ describe('nextIntervalMs', () => {
       ),
       { seed: 42, numRuns: 500 },
     );
+  });
+});
+
+describe('budgetLevel', () => {
+  it('shares what is left of budget_per_day after the pages still learning and the checks sitemap signals caused', () => {
+    const settings = {
+      classes: [{ ...content, patterns: [] }], budget_per_day: 100, min_checks: 3, max_failures: 3, sitemap_interval_ms: 0,
+    };
+    const rates = logUniformRates(200, 11, 0.05, 5);
+    const row = (i: number, checks: number) => ({
+      urlId: i, cls: 'content', nextAt: 0, checks, changes: Math.round(checks * (1 - Math.exp(-rates[i]))), firstCheckAt: 0, lastCheckAt: checks * DAY,
+      etag: null, lastModified: null, textHash: null, failures: 0, deletedAt: null, ages: null,
+    });
+    const rows = rates.map((_, i) => row(i, 30));
+    const spentBy = (level: ReturnType<typeof budgetLevel>, rs = rows) =>
+      rs.reduce((s, r) => s + frequencyAt(pageChangeRate(r)!, level!, pageFrequencyBounds(r, content)), 0);
+    expect(spentBy(budgetLevel(rows, settings))).toBeCloseTo(100, 6);
+    // 30 checks a day went to sitemap signals: the schedule plans 70
+    expect(spentBy(budgetLevel(rows, settings, 30))).toBeCloseTo(70, 6);
+    // 20 pages still on their initial interval (7 days) take 20/7 a day first
+    const mixed = rows.map((r, i) => (i < 20 ? row(i, 1) : r));
+    expect(spentBy(budgetLevel(mixed, settings), mixed.slice(20))).toBeCloseTo(100 - 20 / 7, 6);
   });
 });
