@@ -68,6 +68,9 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     this.sleepFn = opts.sleep ?? ((ms) => this.timerSleep(ms));
     this.budgetEvery = opts.budgetEvery ?? 500;
     this.startedAt = this.now();
+    // the interval holds across runs (a recrawl every few minutes from cron does not read sitemaps every time)
+    const lastRead = Number(this.state.store.getMeta('sitemaps_checked_at'));
+    if (lastRead > 0) this.nextSitemapsAt = lastRead + this.cfg.revisit.sitemap_interval_ms;
     this.ownsFetcher = !opts.fetcher;
     this.fetcher = opts.fetcher ?? new UndiciFetcher(fetcherOptions(this.cfg, opts));
     const p = this.cfg.politeness;
@@ -166,6 +169,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       const ready = Math.max(at, this.now()) + (this.hostDelay.get(id) ?? this.cfg.politeness.delay_ms);
       this.hostReady.set(id, Math.max(this.hostReady.get(id) ?? 0, ready));
     }
+    this.state.store.transaction(() => this.state.store.setMeta('sitemaps_checked_at', String(this.now())));
     this.sum.sitemapsRead += r.sitemapsRead;
     this.sum.sitemapSignals += r.signalled;
     this.sum.newUrls += r.added;

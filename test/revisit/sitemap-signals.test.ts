@@ -85,6 +85,25 @@ describe('recrawl: sitemap lastmod brings revisits forward', () => {
     expect(checksOf(world)).toHaveLength(pages.length);
   }, 60_000);
 
+  it('keeps the interval across runs: a recrawl started again soon does not read the sitemaps again', async () => {
+    world = await revisitWorld(tmpDir(), [{ path: '/p1', ratePerDay: 1 }], topic(INTERVAL), { seed: 6, sitemap: 'version' });
+    world.server.setRobots('User-agent: *\nAllow: /\nSitemap: http://poisson.test/sitemap.xml\n');
+    const run = async () => {
+      const rc = world!.recrawler();
+      try {
+        return await rc.runDue();
+      } finally {
+        await rc.close();
+      }
+    };
+    expect((await run()).sitemapsRead).toBe(1);
+    world.clock.t += INTERVAL / 2;
+    expect((await run()).sitemapsRead).toBe(0);
+    world.clock.t += INTERVAL / 2;
+    expect((await run()).sitemapsRead).toBe(1);
+    expect(world.server.requests.filter((r) => r.path === '/sitemap.xml')).toHaveLength(2);
+  }, 60_000);
+
   it('reads no sitemap when sitemap_interval_ms is 0', async () => {
     world = await revisitWorld(tmpDir(), [{ path: '/p1', ratePerDay: 5 }], topic(0), { seed: 4, sitemap: 'version' });
     world.server.setRobots('User-agent: *\nAllow: /\nSitemap: http://poisson.test/sitemap.xml\n');
