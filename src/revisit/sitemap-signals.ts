@@ -109,10 +109,12 @@ export async function readSitemapSignals(signals: SitemapSignals, d: SitemapRead
     fetcher: d.fetcher, robots: d.robots, frontier, strategy, store, scope: scopeOf(d.cfg), normalize: normalizeOptions(d.cfg),
     seeds: origins, sitemaps: d.cfg.sitemaps, maxUrls: d.cfg.limits.max_sitemap_urls, maxDepth: d.cfg.limits.max_sitemap_depth,
   });
+  // one lookup for all the listed URLs (up to max_sitemap_urls), not one per URL
+  const hashes = new Map(r.entries.map((e) => [e.url, urlHash(e.url)]));
+  const known = frontier.lookup([...hashes.values()]);
   const find = (url: string): SignalTarget | null => {
-    const hash = urlHash(url);
-    const known = frontier.lookup([hash]).get(hash.toString('hex'));
-    return known ? { urlId: known.id, host: hostKey(url) } : null;
+    const k = known.get(hashes.get(url)!.toString('hex'));
+    return k ? { urlId: k.id, host: hostKey(url) } : null;
   };
   const now = d.now();
   let signalled = 0;
