@@ -12,15 +12,13 @@ import type { Config } from '../topic/config.js';
 import { budgetLevel, classOf, enrolFetchedPages } from './revisit-schedule.js';
 import { nextIntervalMs, pageChangeRate, type BudgetLevel } from './revisit-policy.js';
 import { nextAges } from './last-modified.js';
-import { readSitemapSignals, SitemapSignals } from './sitemap-signals.js';
+import { readSitemapSignals, SitemapSignals, type SignalScore } from './sitemap-signals.js';
 import { judgeResponse } from './check-outcome.js';
 import { storedConfig, type RecrawlEvents, type RecrawlerOptions, type RecrawlSummary } from './recrawl-types.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
 
 export { storedConfig } from './recrawl-types.js';
 export type { CheckEvent, RecrawlEvents, RecrawlerOptions, RecrawlSummary } from './recrawl-types.js';
-
-const DAY_MS = 86_400_000;
 
 /**
  * Revisits the pages of a crawl file that are due (seed 001 §2.5, seed 002): conditional requests
@@ -47,10 +45,8 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
   private readonly hostDelay = new Map<number, number>();
   private budget: BudgetLevel | null = null;
   private sinceBudget = 0;
-  private readonly signals = new SitemapSignals();
+  private readonly signals: SitemapSignals;
   private nextSitemapsAt = 0;
-  /** When checks that sitemap signals caused were made (the last day's are kept). */
-  private signalCheckTimes: number[] = [];
   private readonly startedAt: number;
   /** Checks between two budget solves: budgetEvery, or one per 1% of the pages in scheduling if more. */
   private solveEvery = 500;
@@ -69,6 +65,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     this.budgetEvery = opts.budgetEvery ?? 500;
     this.startedAt = this.now();
     // the interval holds across runs (a recrawl every few minutes from cron does not read sitemaps every time)
+    this.signals = new SitemapSignals(JSON.parse(this.state.store.getMeta('sitemap_signal_scores') ?? '{}') as Record<string, SignalScore>);
     const lastRead = Number(this.state.store.getMeta('sitemaps_checked_at'));
     if (lastRead > 0) this.nextSitemapsAt = lastRead + this.cfg.revisit.sitemap_interval_ms;
     this.ownsFetcher = !opts.fetcher;
@@ -146,18 +143,11 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     }
     await Promise.allSettled(inflight.values());
     if (fatal) throw fatal;
+    store.transaction(() => store.setMeta('sitemap_signal_scores', JSON.stringify(this.signals.scores())));
     store.commit();
     this.sum.scheduled = this.rs.scheduled().length;
     this.sum.nextDueAt = this.rs.nextDueAt();
     return { ...this.sum };
-  }
-
-  /** Checks per day that sitemap signals caused: over the last day, or since the recrawler started if less. */
-  private signalChecksPerDay(): number {
-    const now = this.now();
-    this.signalCheckTimes = this.signalCheckTimes.filter((t) => t > now - DAY_MS);
-    const window = Math.min(DAY_MS, Math.max(now - this.startedAt, 3_600_000));
-    return (this.signalCheckTimes.length * DAY_MS) / window;
   }
 
   /** Reads the sitemaps for change signals (sitemap-signals.ts); their requests count for politeness. */
@@ -239,9 +229,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       });
       row.checks++;
       if (outcome === 'changed') row.changes++;
-      const signal = this.signals.checked(p.urlId, outcome);
-      if (signal !== null) this.signalCheckTimes.push(at);
-      if (signal) this.sum.sitemapConfirmed++;
+      if (this.signals.checked(p.urlId, outcome, at)) this.sum.sitemapConfirmed++;
       row.failures = 0;
       row.lastCheckAt = at;
       row.nextAt = at + nextIntervalMs(row, cls, { minChecks: settings.min_checks, budget: this.budget });
@@ -280,7 +268,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
    */
   private solveBudget(): void {
     const rows = this.rs.scheduled();
-    this.budget = budgetLevel(rows, this.cfg.revisit, this.signalChecksPerDay());
+    this.budget = budgetLevel(rows, this.cfg.revisit, this.signals.checksPerDay(this.now(), this.startedAt));
     this.solveEvery = Math.max(this.budgetEvery, Math.ceil(rows.length / 100));
     this.sinceBudget = 0;
   }

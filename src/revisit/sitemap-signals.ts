@@ -15,7 +15,9 @@ import { urlHash } from '../url/url-hash.js';
  * can stand for thousands of checks. Sitemaps lie too (generators that stamp every URL with the
  * time of generation), so each host's signals are scored by the checks they cause: once
  * {@link MIN_WRONG} of them found the page unchanged, and more were wrong than right, that host's
- * lastmods are ignored for the rest of the run.
+ * lastmods are ignored. Until a host has had MIN_WRONG signals checked, a read brings forward at
+ * most MIN_WRONG of its pages, so a lying sitemap costs a few checks, not one per page. The scores
+ * are kept in the crawl file, across runs.
  */
 
 /** Wrong signals from a host before its lastmods may be ignored. */
@@ -23,6 +25,7 @@ export const MIN_WRONG = 3;
 
 /** HTTP and sitemap dates may have whole seconds: a lastmod must pass the last check by more. */
 const GRAIN_MS = 1000;
+const DAY_MS = 86_400_000;
 
 export interface SignalTarget {
   urlId: number;
@@ -30,10 +33,36 @@ export interface SignalTarget {
   host: string;
 }
 
+/** A host's sitemap signals so far: how many checks they caused found a change, and how many did not. */
+export type SignalScore = { right: number; wrong: number };
+
 export class SitemapSignals {
   /** Pages brought forward whose check has not come yet → their host. */
   private readonly pending = new Map<number, string>();
-  private readonly score = new Map<string, { right: number; wrong: number }>();
+  private readonly score: Map<string, SignalScore>;
+
+  /** When the checks signals caused were made (the last day's are kept). */
+  private checkTimes: number[] = [];
+
+  /**
+   * Checks per day that signals caused: over the last day, or over the time since `since` (at
+   * least an hour) if that is shorter. They come out of the budget the schedule shares out.
+   */
+  checksPerDay(now: number, since: number): number {
+    this.checkTimes = this.checkTimes.filter((t) => t > now - DAY_MS);
+    const window = Math.min(DAY_MS, Math.max(now - since, 3_600_000));
+    return (this.checkTimes.length * DAY_MS) / window;
+  }
+
+  /** `saved`: the scores of earlier runs ({@link SitemapSignals.scores}). */
+  constructor(saved: Record<string, SignalScore> = {}) {
+    this.score = new Map(Object.entries(saved).filter(([, v]) => Number.isFinite(v?.right) && Number.isFinite(v?.wrong)));
+  }
+
+  /** The scores, to keep for the next run. */
+  scores(): Record<string, SignalScore> {
+    return Object.fromEntries(this.score);
+  }
 
   /** False once a host's sitemap signals have been wrong often enough (see the module comment). */
   trusted(host: string): boolean {
@@ -53,16 +82,21 @@ export class SitemapSignals {
     now: number,
   ): number {
     let n = 0;
+    const onProbation = new Map<string, number>();
     for (const e of entries) {
       const lastmod = parseLastmod(e.lastmod);
       if (lastmod === null || lastmod > now + 60_000) continue;
       const target = find(e.url);
       if (!target || !this.trusted(target.host)) continue;
+      const s = this.score.get(target.host);
+      const unproven = !s || s.right + s.wrong < MIN_WRONG;
+      if (unproven && (onProbation.get(target.host) ?? 0) >= MIN_WRONG) continue;
       const row = rs.get(target.urlId);
       if (!row || row.deletedAt !== null || row.nextAt <= now) continue;
       if (lastmod <= row.lastCheckAt + GRAIN_MS) continue;
       rs.postpone(target.urlId, now);
       this.pending.set(target.urlId, target.host);
+      if (unproven) onProbation.set(target.host, (onProbation.get(target.host) ?? 0) + 1);
       n++;
     }
     return n;
@@ -73,11 +107,12 @@ export class SitemapSignals {
    * the check was such a signal's and found the page changed, false when it found it unchanged,
    * null when no signal was pending for the page (or the check failed).
    */
-  checked(urlId: number, outcome: CheckOutcome): boolean | null {
+  checked(urlId: number, outcome: CheckOutcome, at: number): boolean | null {
     const host = this.pending.get(urlId);
     if (host === undefined) return null;
     this.pending.delete(urlId);
     if (outcome !== 'changed' && outcome !== 'unchanged' && outcome !== 'not_modified') return null;
+    this.checkTimes.push(at);
     const s = this.score.get(host) ?? { right: 0, wrong: 0 };
     if (outcome === 'changed') s.right++;
     else s.wrong++;
