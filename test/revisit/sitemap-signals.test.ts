@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { formatRecrawlSummary } from '../../src/cli/recrawl-command.js';
 import { openDatabase } from '../../src/store/sqlite-store.js';
 import { MIN_WRONG } from '../../src/revisit/sitemap-signals.js';
 import type { PoissonPage } from '../helpers/poisson-server.js';
@@ -54,6 +55,9 @@ describe('recrawl: sitemap lastmod brings revisits forward', () => {
     expect(summary.sitemapSignals).toBe(checks.length);
     expect(summary.sitemapConfirmed).toBe(checks.length);
     expect(summary.sitemapsRead).toBeGreaterThanOrEqual(Math.floor((5 * DAY) / INTERVAL));
+    expect(formatRecrawlSummary(summary)).toContain(
+      `sitemaps           ${summary.sitemapsRead} read; ${checks.length} pages brought forward by their lastmod, ${checks.length} found changed`,
+    );
     expect(checks.some((c) => c.url.endsWith('/p3'))).toBe(false); // it never changes
     for (const p of ['/p1', '/p2']) {
       const at = checks.filter((c) => c.url.endsWith(p)).map((c) => c.at);
