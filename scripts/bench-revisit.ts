@@ -30,7 +30,8 @@
 import { parseArgs } from 'node:util';
 import { BinaryHeap } from '../src/frontier/binary-heap.js';
 import { mulberry32, type Rng } from '../src/eval/prng.js';
-import { estimateChangeRate, freshnessOf } from '../src/revisit/change-rate.js';
+import { freshnessOf } from '../src/revisit/change-rate.js';
+import { emptyAges } from '../src/revisit/last-modified.js';
 import {
   classFrequencyBounds, frequencyAt, nextIntervalMs, pageChangeRate, pageFrequencyBounds, solveBudget, type BudgetLevel, type FrequencyBounds, type PageRevisitState, type RevisitClassConfig,
 } from '../src/revisit/revisit-policy.js';
@@ -188,7 +189,7 @@ function adaptiveSchedule(): Schedule & { muLog: number[] } {
   const lmRng = mulberry32(SEED + 1);
   const states: PageRevisitState[] = Array.from({ length: N }, () => ({
     cls: 'page', checks: 0, changes: 0, firstCheckAt: 0, lastCheckAt: 0,
-    ages: lmRng.next() < LAST_MODIFIED ? { changes: 0, ageMs: 0, unchangedMs: 0 } : null,
+    ages: lmRng.next() < LAST_MODIFIED ? emptyAges() : null,
   }));
   let budget: BudgetLevel | null = null;
   const muLog: number[] = [];

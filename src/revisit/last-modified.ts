@@ -19,7 +19,7 @@ import type { PageAges } from './revisit-policy.js';
 export const CLOCK_SKEW_MS = 60_000;
 
 /** HTTP dates have whole seconds: a change within the same second as the previous check still counts. */
-const HTTP_DATE_GRAIN_MS = 1000;
+export const HTTP_DATE_GRAIN_MS = 1000;
 
 function parseHttpDate(value: string | null | undefined): number | null {
   if (!value) return null;

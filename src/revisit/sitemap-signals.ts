@@ -8,6 +8,7 @@ import type { CheckOutcome, RevisitStore } from '../store/revisit-store.js';
 import type { Config } from '../topic/config.js';
 import { hostKey } from '../url/host.js';
 import { urlHash } from '../url/url-hash.js';
+import { CLOCK_SKEW_MS, HTTP_DATE_GRAIN_MS } from './last-modified.js';
 
 /**
  * Sitemap `<lastmod>` as a change signal for revisits. A page whose sitemap entry says it was
@@ -23,8 +24,6 @@ import { urlHash } from '../url/url-hash.js';
 /** Wrong signals from a host before its lastmods may be ignored. */
 export const MIN_WRONG = 3;
 
-/** HTTP and sitemap dates may have whole seconds: a lastmod must pass the last check by more. */
-const GRAIN_MS = 1000;
 const DAY_MS = 86_400_000;
 
 export interface SignalTarget {
@@ -85,7 +84,7 @@ export class SitemapSignals {
     const onProbation = new Map<string, number>();
     for (const e of entries) {
       const lastmod = parseLastmod(e.lastmod);
-      if (lastmod === null || lastmod > now + 60_000) continue;
+      if (lastmod === null || lastmod > now + CLOCK_SKEW_MS) continue;
       const target = find(e.url);
       if (!target || !this.trusted(target.host)) continue;
       const s = this.score.get(target.host);
@@ -93,7 +92,8 @@ export class SitemapSignals {
       if (unproven && (onProbation.get(target.host) ?? 0) >= MIN_WRONG) continue;
       const row = rs.get(target.urlId);
       if (!row || row.deletedAt !== null || row.nextAt <= now) continue;
-      if (lastmod <= row.lastCheckAt + GRAIN_MS) continue;
+      // dates may have whole seconds: a lastmod must pass the last check by more than that
+      if (lastmod <= row.lastCheckAt + HTTP_DATE_GRAIN_MS) continue;
       rs.postpone(target.urlId, now);
       this.pending.set(target.urlId, target.host);
       if (unproven) onProbation.set(target.host, (onProbation.get(target.host) ?? 0) + 1);
