@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { TopicrawlError } from '../errors.js';
-import { fetchRobotsTxt, parseRobotsExplained, type RobotsFetchOutcome } from '../fetch/robots.js';
+import { fetchRobotsTxt, parseRobotsExplained, ROBOTS_MAX_BYTES, type RobotsFetchOutcome } from '../fetch/robots.js';
+import { canonicalPath, pathParamsQuery } from '../fetch/robots-pattern.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
 
 /** Options of {@link runRobots}, as given on the command line. */
@@ -27,6 +28,8 @@ export interface RobotsVerdictRow {
 /** The judged URLs, plus the file's Crawl-delay for the agent's group and its Sitemap URLs. */
 export interface RobotsReport {
   rows: RobotsVerdictRow[];
+  /** Octets parsed when the file was larger than the crawler reads (500 KiB, RFC 9309 §2.5); else null. */
+  truncatedAt?: number | null;
   crawlDelayMs: number | null;
   sitemaps: string[];
 }
@@ -49,7 +52,13 @@ function fileBase(urls: string[]): string {
 async function load(source: string, agent: string, urls: string[]): Promise<RobotsFetchOutcome> {
   if (!isHttpUrl(source)) {
     try {
-      return { status: 'ok', url: fileBase(urls), httpStatus: 0, text: readFileSync(source, 'utf8') };
+      // cut as the crawler cuts a fetched file: the first 500 KiB, up to the last whole line
+      const bytes = readFileSync(source);
+      const truncated = bytes.length > ROBOTS_MAX_BYTES;
+      const kept = truncated ? bytes.subarray(0, ROBOTS_MAX_BYTES) : bytes;
+      const nl = truncated ? kept.lastIndexOf(0x0a) : -1;
+      const text = (nl >= 0 ? kept.subarray(0, nl + 1) : kept).toString('utf8');
+      return { status: 'ok', url: fileBase(urls), httpStatus: 0, text, truncated };
     } catch (err) {
       const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
       throw new TopicrawlError('E_USAGE', `robots: cannot read ${source}: ${why}`, { file: source });
@@ -60,10 +69,10 @@ async function load(source: string, agent: string, urls: string[]): Promise<Robo
     connectTimeoutMs: 10_000,
     headersTimeoutMs: 15_000,
     bodyTimeoutMs: 30_000,
-    maxPageBytes: 4 * 500 * 1024,
+    maxPageBytes: ROBOTS_MAX_BYTES,
   });
   try {
-    return await fetchRobotsTxt(fetcher, source, { maxRedirects: 5 });
+    return await fetchRobotsTxt(fetcher, source, { maxBytes: ROBOTS_MAX_BYTES, maxRedirects: 5 });
   } finally {
     await fetcher.close();
   }
@@ -96,19 +105,14 @@ export async function judgeRobots(opts: RobotsCommandOptions): Promise<RobotsRep
       const rule = (lines[d.line - 1] ?? '').trim();
       return { url, allowed: d.allowed, line: d.line, rule, reason: `line ${d.line}: ${rule}` };
     }
-    const reason = !d.allowed ? 'not a valid URL' : isRobotsTxtPath(url) ? 'robots.txt itself is always allowed' : 'no matching rule';
+    const reason = isRobotsTxtPath(url) ? 'robots.txt itself is always allowed' : 'no matching rule';
     return { url, allowed: d.allowed, line: null, rule: null, reason };
   });
-  return { rows, crawlDelayMs: rules.crawlDelayMs, sitemaps: rules.sitemaps };
+  return { rows, crawlDelayMs: rules.crawlDelayMs, sitemaps: rules.sitemaps, truncatedAt: src.truncated ? Buffer.byteLength(src.text) : null };
 }
 
 function isRobotsTxtPath(url: string): boolean {
-  try {
-    const u = new URL(url, 'http://robots.invalid/');
-    return u.pathname + u.search === '/robots.txt';
-  } catch {
-    return false;
-  }
+  return canonicalPath(pathParamsQuery(url)) === '/robots.txt';
 }
 
 /** The report as terminal lines: a table (verdict, URL, why), then Crawl-delay and Sitemap lines. */
@@ -116,6 +120,7 @@ export function formatRobotsReport(r: RobotsReport): string[] {
   const urlWidth = Math.min(60, Math.max(0, ...r.rows.map((x) => x.url.length)));
   const out = r.rows.map((x) => `${(x.allowed ? 'allowed' : 'disallowed').padEnd(10)}  ${x.url.padEnd(urlWidth)}  (${x.reason})`);
   const trailer: string[] = [];
+  if (r.truncatedAt) trailer.push(`robots.txt is over ${ROBOTS_MAX_BYTES / 1024} KiB: judged by its first ${r.truncatedAt} bytes (whole lines), as the crawler reads it`);
   if (r.crawlDelayMs !== null) trailer.push(`Crawl-delay: ${r.crawlDelayMs / 1000} s`);
   for (const s of r.sitemaps) trailer.push(`Sitemap: ${s}`);
   if (trailer.length > 0 && out.length > 0) out.push('');

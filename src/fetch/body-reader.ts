@@ -15,6 +15,8 @@ export interface BodyReadOptions {
   deadlineMs: number;
   /** The Content-Length header as a number, or null. */
   contentLength: number | null;
+  /** Read the first maxBytes of a body whose Content-Length is over the cap, instead of refusing it. */
+  truncate?: boolean;
 }
 
 /** What was read: the (decompressed, possibly cut) body, the raw byte count, and a failure if any. */
@@ -68,7 +70,7 @@ export async function readBody(stream: Readable, o: BodyReadOptions): Promise<Bo
   // recorded from our own state, so that event must never go unhandled.
   stream.on('error', noop);
   const encodings = parseContentEncoding(o.contentEncoding);
-  if (o.contentLength !== null && o.contentLength > o.maxBytes) {
+  if (o.contentLength !== null && o.contentLength > o.maxBytes && !o.truncate) {
     stream.destroy();
     return { body: EMPTY, wireBytes: 0, error: tooLarge(o.maxBytes, `Content-Length ${o.contentLength}`) };
   }

@@ -17,6 +17,11 @@ export interface FetchOptions {
   headers?: Record<string, string>;
   /** Overrides the fetcher's body cap for this request. */
   maxBytes?: number;
+  /**
+   * Keep the first `maxBytes` of a larger body (error E_TOO_LARGE, body set) instead of refusing a
+   * Content-Length over the cap outright; the rest is never read (robots.txt, RFC 9309 §2.5).
+   */
+  truncate?: boolean;
   signal?: AbortSignal;
 }
 

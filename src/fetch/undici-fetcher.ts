@@ -115,6 +115,7 @@ export class UndiciFetcher implements Fetcher {
       maxBytes: options.maxBytes ?? this.opts.maxPageBytes,
       deadlineMs: this.opts.bodyTimeoutMs,
       contentLength,
+      truncate: options.truncate,
     });
     return result(
       {
