@@ -108,6 +108,11 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
       out.log(formatSummary(summary, truth));
       if (revisit) out.log((await import('./recrawl-command.js')).formatRecrawlSummary(revisit));
     }
+    if (summary.unreachable) {
+      // after the summary: a crawl that reached none of its hosts is a failure, not "nothing left to fetch"
+      const hosts = summary.suspendedHosts.length ? ` (${summary.suspendedHosts.join(', ')})` : '';
+      throw new TopicrawlError('E_HOST_SUSPENDED', `no host could be reached${hosts}: check the seeds and the network; run again to retry the queued URLs`);
+    }
     return { summary, truth, revisit };
   } finally {
     process.off('SIGINT', onSignal);

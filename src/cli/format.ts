@@ -13,8 +13,9 @@ const REASONS: Record<CrawlSummary['reason'], string> = {
 
 /** The final summary of a crawl, as lines for a terminal. */
 export function formatSummary(s: CrawlSummary, truth?: LabelHarvest | null): string {
+  const how = s.unreachable && s.reason === 'done' ? 'finished without reaching any host (their URLs stay queued)' : REASONS[s.reason];
   const lines = [
-    `crawl ${REASONS[s.reason]}: topic ${s.topic}, strategy ${s.strategy}${s.resumed ? ', resumed' : ''}`,
+    `crawl ${how}: topic ${s.topic}, strategy ${s.strategy}${s.resumed ? ', resumed' : ''}`,
     `  db                 ${s.db}`,
     `  pages fetched      ${s.fetched} (${s.fetchedThisRun} in this run, ${s.pagesPerSec.toFixed(1)} pages/s, ${(s.elapsedMs / 1000).toFixed(1)} s)`,
     `  estimated harvest  ${pct(s.harvest)} (${s.relevant} pages at or above the relevance threshold)`,

@@ -34,6 +34,7 @@ export function formatRecrawlSummary(s: RecrawlSummary): string {
     `  bytes              ${s.wireBytes} transferred, ${s.bytesSaved} saved by 304s`,
     `  new URLs queued    ${s.newUrls} (fetched by the next crawl)`,
     ...(s.robotsSkipped ? [`  robots.txt         ${s.robotsSkipped} due pages disallowed now (postponed)`] : []),
+    ...(s.robotsUnavailable ? [`  robots.txt         ${s.robotsUnavailable} due pages of hosts whose robots.txt could not be fetched (retried soon)`] : []),
     ...(s.sitemapsRead ? [`  sitemaps           ${s.sitemapsRead} read; ${s.sitemapSignals} pages brought forward by their lastmod, ${s.sitemapConfirmed} found changed`] : []),
     `  scheduled          ${s.scheduled} pages (${s.enrolled} new this run), next due ${when(s.nextDueAt)}`,
   ].join('\n');

@@ -54,6 +54,11 @@ export class CrawlStats {
     if (this.recent.length > this.window) this.recentSum -= this.recent.shift()!;
   }
 
+  /** A failure that is not a page's outcome (a host whose robots.txt could not be fetched): an error, no page. */
+  hostError(): void {
+    this.errors++;
+  }
+
   static readonly flatWindow = 200;
 
   /**

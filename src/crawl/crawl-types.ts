@@ -44,7 +44,9 @@ export interface CrawlSummary {
   discoveryRate: number;
   elapsedMs: number;
   pagesPerSec: number;
-  /** Hosts suspended in this run after repeated failures. */
+  /** Hosts suspended in this run after repeated failures (pages, or their robots.txt). */
   suspendedHosts: string[];
+  /** URLs were handed out in this run but no host answered (no page, no robots.txt): the seeds could not be reached. */
+  unreachable: boolean;
 }
 

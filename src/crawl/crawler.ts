@@ -2,7 +2,7 @@ export type { CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { TopicrawlError, toOutcome } from '../errors.js';
 import { TypedEmitter, type CrawlEvents, type StopReason } from '../events.js';
 import type { Fetcher } from '../fetch/fetcher.js';
-import { RobotsCache } from '../fetch/robots.js';
+import { RobotsCache, type RobotsFailure } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
 import type { FrontierItem } from '../frontier/frontier.js';
 import type { SqliteFrontier } from '../frontier/sqlite-frontier.js';
@@ -11,7 +11,7 @@ import type { SqliteStore } from '../store/sqlite-store.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { AnalyzerPool } from './analyzer-pool.js';
 import { RetryPolicy } from './retry-policy.js';
-import { RobotsGate } from './robots-gate.js';
+import { failureAsFetchResult, RobotsGate } from './robots-gate.js';
 import type { ScopeDecision } from '../url/scope.js';
 import { analysisConfig, fetcherOptions, normalizeOptions, retrySettings, scopeOf } from './crawl-settings.js';
 import { seedFromSitemaps } from './sitemap-seeds.js';
@@ -46,6 +46,9 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private readonly hostFetched: Map<number, number>;
   private readonly inFlight = new Set<Promise<void>>();
   private stopping = false;
+  /** This run handed out a URL / some host answered (a page, or its robots.txt). */
+  private attempted = false;
+  private reached = false;
   private fatal: unknown = null;
   private wake: (() => void) | null = null;
 
@@ -128,6 +131,12 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       }
       await Promise.all([...this.inFlight]);
       if (this.fatal) throw this.fatal;
+      if (this.attempted && !this.reached) {
+        this.emit('warn', {
+          code: 'W_UNREACHABLE',
+          message: `no host could be reached in this run${this.suspended.size ? ` (suspended: ${[...this.suspended].join(', ')})` : ''}; the URLs stay queued for a later run`,
+        });
+      }
     } catch (err) {
       reason = 'error';
       await Promise.allSettled([...this.inFlight]);
@@ -156,6 +165,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       fetched: s.fetched, fetchedThisRun: this.stats.fetchedThisRun, relevant: s.relevant, harvest: s.harvest,
       errors: s.errors, bytes: s.bytes, frontier: s.frontier, pruned: s.pruned, known: this.stats.known,
       discoveryRate: s.discoveryRate, elapsedMs: s.elapsedMs, pagesPerSec: s.pagesPerSec, suspendedHosts: [...this.suspended],
+      unreachable: this.attempted && !this.reached,
     };
   }
 
@@ -205,12 +215,16 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   }
 
   private async handle(item: FrontierItem): Promise<void> {
+    this.attempted = true;
     try {
-      if (this.robots && !(await this.robots.admit(item))) {
-        this.uncount(item);
-        return;
+      if (this.robots) {
+        const a = await this.robots.admit(item);
+        if (a.kind === 'unavailable') return this.robotsUnavailable(item, a.failure);
+        this.reached = true; // its robots.txt answered
+        if (a.kind === 'skipped') return this.uncount(item);
       }
       const res = await this.fetcher.fetch(item.url);
+      if (res.status > 0) this.reached = true;
       const d = this.retry.decide(item.id, item.hostId, res, Date.now());
       if (d.kind === 'retry') {
         // not an outcome yet: the URL goes back to the head of its host's queue, the host backs off
@@ -252,6 +266,30 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     this.store.setMeta('sitemaps_read', JSON.stringify({ read: r.sitemapsRead, found: r.found, added: r.added, errors: r.errors.length, at: new Date().toISOString() }));
   }
 
+  /**
+   * The host's robots.txt could not be fetched (network error, 429, 5xx): RFC 9309 §2.3.1.4 forbids
+   * fetching its pages while that lasts. Not a verdict on the URL: it goes back to its queue, and the
+   * failure is a network error of the host, retried with back-off like a page's; when retries are
+   * exhausted (or it is not retryable) the host is suspended for the run, counted as an error, and
+   * its URLs stay queued for a later run.
+   */
+  private robotsUnavailable(item: FrontierItem, f: RobotsFailure): void {
+    const now = Date.now();
+    const d = this.retry.decide(item.id, item.hostId, failureAsFetchResult(item.url, f, now), now);
+    this.frontier.requeue(item);
+    this.robotsCache?.forget(item.url);
+    if (d.kind === 'retry') {
+      this.frontier.deferHost(item.hostId, d.deferUntil);
+      this.uncount(item);
+      this.emit('warn', { code: f.code, message: `retry ${d.attempt} after robots.txt ${f.reason}`, url: item.url });
+      return;
+    }
+    if (d.kind === 'give-up') this.frontier.deferHost(item.hostId, d.deferUntil);
+    this.stats.hostError();
+    this.suspendHost(item, `its robots.txt could not be fetched (${f.reason}${d.attempts > 1 ? `, ${d.attempts} attempts` : ''})`);
+    this.uncount(item);
+  }
+
   /** A page that turned out not to count for its host's budget (robots.txt, a retry). */
   private uncount(item: FrontierItem): void {
     const count = (this.hostFetched.get(item.hostId) ?? 1) - 1;
@@ -260,14 +298,14 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   }
 
   /** A host that keeps failing is left alone for the rest of the run; its URLs stay queued. */
-  private suspendHost(item: FrontierItem): void {
+  private suspendHost(item: FrontierItem, why?: string): void {
     if (this.suspended.has(item.host)) return;
     this.suspended.add(item.host);
     this.frontier.closeHost(item.hostId);
     this.store.setMeta('suspended_hosts', JSON.stringify([...this.suspended]));
     this.emit('warn', {
       code: 'E_HOST_SUSPENDED',
-      message: `host ${item.host} suspended after ${this.opts.config.politeness.host_failure_limit} failed attempts in a row; its URLs stay queued for a later run`,
+      message: `host ${item.host} suspended ${why ? `because ${why}` : `after ${this.opts.config.politeness.host_failure_limit} failed attempts in a row`}; its URLs stay queued for a later run`,
       url: item.url,
     });
   }

@@ -1,7 +1,16 @@
-import type { RobotsCache } from '../fetch/robots.js';
+import type { FetchResult } from '../fetch/fetcher.js';
+import type { RobotsCache, RobotsFailure } from '../fetch/robots.js';
 import type { Frontier, FrontierItem } from '../frontier/frontier.js';
 import { UrlState } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+
+/**
+ * What robots.txt says about one URL now: fetch it; it was disallowed (recorded as skipped); or the
+ * host's robots.txt could not be fetched (network error, 429, 5xx): nothing of the host may be
+ * fetched for now (RFC 9309 §2.3.1.4), and the caller retries or suspends the host. Nothing is
+ * recorded for the URL in that case: it stays queued.
+ */
+export type Admission = { kind: 'fetch' } | { kind: 'skipped' } | { kind: 'unavailable'; failure: RobotsFailure };
 
 /**
  * robots.txt before every fetch (RFC 9309): reads the host's rules (cached per host), sets the
@@ -17,22 +26,31 @@ export class RobotsGate {
     private readonly politeness: { delayMs: number; maxCrawlDelayMs: number },
   ) {}
 
-  /** True if the URL may be fetched; false when it was recorded as disallowed. */
-  async admit(item: FrontierItem): Promise<boolean> {
+  async admit(item: FrontierItem): Promise<Admission> {
     let rules = this.robots.cached(item.url);
     const fetchedNow = !rules;
     if (!rules) rules = await this.robots.get(item.url);
     const delay = Math.max(this.politeness.delayMs, Math.min(rules.crawlDelayMs ?? 0, this.politeness.maxCrawlDelayMs));
     this.frontier.setHostDelay(item.hostId, delay);
     if (fetchedNow) this.store.setHostRobots(item.hostId, rules.status, rules.crawlDelayMs);
+    if (rules.failure) return { kind: 'unavailable', failure: rules.failure };
     if (!rules.isAllowed(item.url)) {
       this.store.recordOutcome({
         urlId: item.id, state: UrlState.SKIPPED, status: 0, error: 'E_ROBOTS', relevance: null, relevant: null,
         contentHash: null, fetchedAt: Date.now(), fetchSeq: null, fetchPriority: item.priority, note: `robots.txt (${rules.status})`,
       });
-      return false;
+      return { kind: 'skipped' };
     }
     if (fetchedNow && delay > 0) await new Promise((r) => setTimeout(r, delay));
-    return true;
+    return { kind: 'fetch' };
   }
+}
+
+/** A robots.txt failure as the fetch result the retry policy judges (its status, or its network error). */
+export function failureAsFetchResult(url: string, f: RobotsFailure, now: number): FetchResult {
+  return {
+    url, status: f.httpStatus, headers: f.retryAfter ? { 'retry-after': f.retryAfter } : {}, body: Buffer.alloc(0),
+    contentType: null, location: null, wireBytes: 0, startedAt: now, elapsedMs: 0,
+    ...(f.httpStatus === 0 ? { error: { code: f.code, message: f.reason } } : {}),
+  };
 }

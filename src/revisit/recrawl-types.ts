@@ -63,6 +63,8 @@ export interface RecrawlSummary {
   failed: number;
   /** Due pages robots.txt now disallows (postponed, not fetched). */
   robotsSkipped: number;
+  /** Due pages not checked because their host's robots.txt could not be fetched (network error, 429, 5xx): retried soon. */
+  robotsUnavailable: number;
   /** Sitemaps read (revisit.sitemap_interval_ms), pages their lastmod brought forward, and of those checked, the ones found changed. */
   sitemapsRead: number;
   sitemapSignals: number;

@@ -88,7 +88,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     const cutoff = until ?? this.now();
     const { store } = this.state;
     this.sum = {
-      db: this.opts.dbPath, enrolled: 0, checked: 0, changed: 0, unchanged: 0, notModified: 0, deleted: 0, failed: 0, robotsSkipped: 0,
+      db: this.opts.dbPath, enrolled: 0, checked: 0, changed: 0, unchanged: 0, notModified: 0, deleted: 0, failed: 0, robotsSkipped: 0, robotsUnavailable: 0,
       sitemapsRead: 0, sitemapSignals: 0, sitemapConfirmed: 0,
       newUrls: 0, bytesSaved: 0, wireBytes: 0, scheduled: 0, nextDueAt: null, reason: 'done',
     };
@@ -198,6 +198,18 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     const delay = Math.max(pol.delay_ms, Math.min(rules.crawlDelayMs ?? 0, pol.max_crawl_delay_ms));
     this.hostDelay.set(p.hostId, delay);
     if (fetchedNow) this.state.store.setHostRobots(p.hostId, rules.status, rules.crawlDelayMs);
+    if (rules.failure) {
+      // RFC 9309 §2.3.1.4: nothing of the host while its robots.txt cannot be fetched; not a verdict
+      // on the page (no check, no failure counted): it is tried again after its class's shortest interval
+      const at = this.now();
+      this.state.store.transaction(() => this.rs.postpone(p.urlId, at + classOf(p.cls, this.cfg.revisit).min_ms));
+      this.sum.robotsUnavailable++;
+      if (fetchedNow) {
+        this.emit('warn', { code: rules.failure.code, message: `robots.txt ${rules.failure.reason}: the host's due pages are postponed`, url: p.url });
+        this.hostReady.set(p.hostId, at + delay);
+      }
+      return false;
+    }
     if (!rules.isAllowed(p.url)) {
       const at = this.now();
       this.state.store.transaction(() => this.rs.postpone(p.urlId, at + classOf(p.cls, this.cfg.revisit).max_ms));

@@ -62,7 +62,7 @@ describe('HTTP outcomes in the crawl loop', () => {
     try {
       const config = buildConfig({
         name: 'http', seeds: ['http://a.test/'], keywords: { 烟草: 1 },
-        strategy: { name: 'breadth-first' }, politeness: { delay_ms: 0, concurrency: 4, robots: true }, fetch: { max_redirects: 5 },
+        strategy: { name: 'breadth-first' }, politeness: { delay_ms: 0, concurrency: 4, robots: true }, fetch: { max_redirects: 5, retry_base_ms: 5 },
       });
       const crawler = new Crawler({
         config, dbPath: db,
@@ -88,11 +88,12 @@ describe('HTTP outcomes in the crawl loop', () => {
         expect(rows.has('http://a.test/far7')).toBe(false);
         // errors are outcomes
         expect(rows.get('http://a.test/gone')).toMatchObject({ status: 404, error: 'E_HTTP' });
-        // an unreachable host's robots.txt means "disallow all" (RFC 9309): recorded, not fetched
+        // an unreachable host's robots.txt (RFC 9309 §2.3.1.4): none of its pages is fetched, the failure
+        // is retried, then the host is suspended and counted as an error; its URL stays queued (state 0)
         expect(rows.has('http://dead.test/')).toBe(false);
-        expect(conn.prepare("SELECT state, error, note FROM urls WHERE url = 'http://dead.test/'").get()).toEqual({
-          state: 5, error: 'E_ROBOTS', note: 'robots.txt (disallow-all)',
-        });
+        expect(conn.prepare("SELECT state, error FROM urls WHERE url = 'http://dead.test/'").get()).toEqual({ state: 0, error: null });
+        expect(summary.suspendedHosts).toEqual(['dead.test']);
+        expect(summary.unreachable).toBe(false);
         // only HTML is parsed: the links inside a 404 page, a binary body and a nofollow page are not followed
         expect(rows.get('http://a.test/data')).toMatchObject({ status: 200, relevance: null });
         // media URLs are filtered by extension before fetching
