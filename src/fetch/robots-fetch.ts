@@ -41,7 +41,7 @@ export async function fetchRobotsTxt(
       const r = await fetcher.fetch(target, { maxBytes, truncate: true });
       s = r.status;
       if (s >= 200 && s < 300) {
-        if (r.error && r.error.code !== 'E_TOO_LARGE') return disallowAll(`unreachable (${r.error.message})`, r.error.code);
+        if (r.error && (r.error.code !== 'E_TOO_LARGE' || r.body.length === 0)) return disallowAll(`unreachable (${r.error.message})`, r.error.code);
         const truncated = r.error?.code === 'E_TOO_LARGE' || r.body.length > maxBytes;
         const text = truncated ? cutAtLastLine(r.body.subarray(0, maxBytes)) : r.body.toString('utf8');
         return { status: 'ok', url: target, httpStatus: s, text, truncated };
