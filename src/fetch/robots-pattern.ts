@@ -27,19 +27,13 @@ function hexVal(c: number): number {
   return -1;
 }
 
-/** Marks an unencoded `*` in {@link canonicalOctets}' output for patterns (never produced by a URL). */
-const WILDCARD = '\u0000';
-
-/**
- * The canonical form of `s`. With `pattern`, an unencoded `*` comes out as {@link WILDCARD}
- * (a literal `*`, from `%2A`, stays `*`).
- */
-function canonical(s: string, pattern: boolean): string {
+/** The canonical form of `s` (a whole URL path, or one piece of a pattern between its wildcards). */
+function canonical(s: string): string {
   // fast path: plain ASCII with nothing to decode or encode
   let plain = true;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 128 || !KEEP[c] || c === 37 || (pattern && c === 42)) {
+    if (c >= 128 || !KEEP[c] || c === 37) {
       plain = false;
       break;
     }
@@ -60,8 +54,7 @@ function canonical(s: string, pattern: boolean): string {
         continue;
       }
       out += '%25';
-    } else if (pattern && c === 42) out += WILDCARD;
-    else if (c < 128 && KEEP[c]) out += String.fromCharCode(c);
+    } else if (c < 128 && KEEP[c]) out += String.fromCharCode(c);
     else out += `%${HEX[c >> 4]}${HEX[c & 15]}`;
   }
   return out;
@@ -69,7 +62,7 @@ function canonical(s: string, pattern: boolean): string {
 
 /** The canonical form of a URL path (with its query, without its fragment). */
 export function canonicalPath(path: string): string {
-  return canonical(path, false);
+  return canonical(path);
 }
 
 /**
@@ -84,8 +77,8 @@ export interface RobotsPattern {
   length: number;
   /** Failure tables of the pieces searched with KMP (longer than {@link SHORT}); null for the others. */
   kmp: (Int32Array | null)[];
-  /** Bit mask of the characters (code % 128) the pieces after the first need: a cheap reject. */
-  mask: Uint32Array;
+  /** Bit mask of the characters (all ASCII) the pieces after the first need, 4 × 32 bits: a cheap reject. */
+  mask: number[];
 }
 
 /** Pieces up to this length are found with indexOf: its naive worst case is SHORT · n comparisons. */
@@ -98,25 +91,26 @@ export function compilePattern(raw: string): RobotsPattern {
     anchored = true;
     text = text.slice(0, -1);
   }
-  const pieces = canonical(text, true).split(WILDCARD);
+  // split at the unencoded wildcards first: a `%2A` decoded inside a piece is a literal `*`
+  const pieces = text.split('*').map(canonical);
   let length = pieces.length - 1 + (anchored ? 1 : 0);
   for (const p of pieces) {
     length += p.length;
     for (let i = 0; i < p.length; i++) if (p.charCodeAt(i) === 42 || p.charCodeAt(i) === 36) length += 2;
   }
-  const mask = new Uint32Array(4);
+  const mask = [0, 0, 0, 0];
   for (let k = 1; k < pieces.length; k++) for (let i = 0; i < pieces[k].length; i++) setBit(mask, pieces[k].charCodeAt(i));
   const kmp = pieces.map((p, k) => (k > 0 && p.length > SHORT ? failureTable(p) : null));
   return { pieces, anchored, length, kmp, mask };
 }
 
-function setBit(mask: Uint32Array, c: number): void {
+function setBit(mask: number[], c: number): void {
   mask[(c >> 5) & 3] |= 1 << (c & 31);
 }
 
 /** The character mask of a canonical path, for {@link RobotsPattern.mask}. */
-export function pathMask(path: string): Uint32Array {
-  const mask = new Uint32Array(4);
+export function pathMask(path: string): number[] {
+  const mask = [0, 0, 0, 0];
   for (let i = 0; i < path.length; i++) setBit(mask, path.charCodeAt(i));
   return mask;
 }
@@ -150,7 +144,7 @@ function kmpSearch(s: string, p: string, f: Int32Array, from: number): number {
  * earliest place leaves the most room for the rest, so no other choice can succeed where it fails),
  * the last anchored at the end under `$`. O(|s| + |pattern|): no backtracking.
  */
-export function matchPattern(pat: RobotsPattern, s: string, m: Uint32Array | null): boolean {
+export function matchPattern(pat: RobotsPattern, s: string, m: number[] | null): boolean {
   const { pieces } = pat;
   const first = pieces[0];
   if (pieces.length === 1) return pat.anchored ? s === first : s.startsWith(first);
@@ -159,8 +153,10 @@ export function matchPattern(pat: RobotsPattern, s: string, m: Uint32Array | nul
     const pm = pat.mask;
     if ((pm[0] & ~m[0]) | (pm[1] & ~m[1]) | (pm[2] & ~m[2]) | (pm[3] & ~m[3])) return false;
   }
-  let pos = first.length;
   const last = pieces.length - 1;
+  // under `$` the last piece must end the path: a check in O(its length) before any scan
+  if (pat.anchored && !s.endsWith(pieces[last])) return false;
+  let pos = first.length;
   for (let k = 1; k < last; k++) {
     const p = pieces[k];
     if (p.length === 0) continue;
@@ -170,7 +166,7 @@ export function matchPattern(pat: RobotsPattern, s: string, m: Uint32Array | nul
     pos = at + p.length;
   }
   const p = pieces[last];
-  if (pat.anchored) return s.length - p.length >= pos && s.endsWith(p);
+  if (pat.anchored) return s.length - p.length >= pos;
   if (p.length === 0) return true;
   const f = pat.kmp[last];
   return (f ? kmpSearch(s, p, f, pos) : s.indexOf(p, pos)) >= 0;
