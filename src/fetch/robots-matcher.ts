@@ -1,3 +1,4 @@
+import { firstAtOrAfter, PieceIndex } from './robots-pieces.js';
 import { canonicalPath, compilePattern, matchPattern, pathMask, type RobotsPattern } from './robots-pattern.js';
 import { agentToken, type ParsedRobotsTxt, type RobotsRuleLine } from './robots-txt-parse.js';
 
@@ -5,6 +6,28 @@ interface CompiledRule {
   allow: boolean;
   line: number;
   pattern: RobotsPattern;
+  /** {@link PieceIndex} ids of the pieces after the first (−1 for an empty one); null without a wildcard. */
+  pieceIds: number[] | null;
+}
+
+/** Wildcard rules tried by scanning in one check before the path's piece occurrences are computed once. */
+const SCANS_BEFORE_INDEX = 16;
+
+/** {@link matchPattern} with every piece occurrence known: a binary search per piece, no scan. */
+function matchByOccurrences(r: CompiledRule, s: string, occ: (number[] | undefined)[]): boolean {
+  const { pieces, anchored } = r.pattern;
+  const ids = r.pieceIds!;
+  const last = pieces.length - 1;
+  if (!s.startsWith(pieces[0]) || (anchored && !s.endsWith(pieces[last]))) return false;
+  let pos = pieces[0].length;
+  for (let k = 1; k < last; k++) {
+    if (ids[k] < 0) continue;
+    const at = firstAtOrAfter(occ[ids[k]], pos);
+    if (at < 0) return false;
+    pos = at + pieces[k].length;
+  }
+  if (anchored) return s.length - pieces[last].length >= pos;
+  return ids[last] < 0 || firstAtOrAfter(occ[ids[last]], pos) >= 0;
 }
 
 /** A radix-tree node over the rules' literal prefixes (the text before their first `*`). */
@@ -60,21 +83,29 @@ function sortAll(node: Node): void {
  *
  * Deciding a URL walks a radix tree of the rules' literal prefixes along the URL's canonical path
  * (O(path length)), so only rules whose prefix the path starts with are candidates; they are tried
- * longest first and the first that matches decides. Each try is linear (robots-pattern.ts).
+ * longest first and the first that matches decides. Each try is linear (robots-pattern.ts); when
+ * more than a few wildcard rules are candidates, the occurrences of all pieces in the path are found
+ * in one pass (robots-pieces.ts) and each further try is a few binary searches, no scan.
  */
 export class RobotsMatcher {
   private readonly root: Node = { label: '', children: new Map(), rules: [] };
+  private readonly pieces = new PieceIndex();
   readonly ruleCount: number;
   readonly crawlDelay: number | null;
 
-  constructor(parsed: ParsedRobotsTxt, userAgent: string) {
+  /**
+   * `scansBeforeIndex`: wildcard rules tried by scanning in one check before the piece occurrences
+   * are computed (default 16; 0: always by occurrences, Infinity: never, for tests).
+   */
+  constructor(parsed: ParsedRobotsTxt, userAgent: string, private readonly scansBeforeIndex = SCANS_BEFORE_INDEX) {
     const token = agentToken(userAgent);
     let groups = token ? parsed.groups.filter((g) => g.agents.includes(token)) : [];
     if (groups.length === 0) groups = parsed.groups.filter((g) => g.agents.includes('*'));
     const rules: RobotsRuleLine[] = groups.flatMap((g) => g.rules);
     for (const r of rules) {
       const pattern = compilePattern(r.pattern);
-      insert(this.root, pattern.pieces[0], { allow: r.allow, line: r.line, pattern });
+      const pieceIds = pattern.pieces.length > 1 ? pattern.pieces.map((p, k) => (k > 0 && p !== '' ? this.pieces.add(p) : -1)) : null;
+      insert(this.root, pattern.pieces[0], { allow: r.allow, line: r.line, pattern, pieceIds });
     }
     sortAll(this.root);
     this.ruleCount = rules.length;
@@ -88,10 +119,19 @@ export class RobotsMatcher {
     let best: CompiledRule | null = null;
     let node: Node | undefined = this.root;
     let i = 0;
+    let scans = 0;
+    let occ: (number[] | undefined)[] | null = null;
+    const matches = (r: CompiledRule): boolean => {
+      if (!r.pieceIds) return matchPattern(r.pattern, s, null);
+      if (occ) return matchByOccurrences(r, s, occ);
+      // many wildcard rules to try: find every piece's occurrences in one pass, then only look them up
+      if (++scans > this.scansBeforeIndex) occ = this.pieces.scan(s);
+      return occ ? matchByOccurrences(r, s, occ) : matchPattern(r.pattern, s, mask);
+    };
     while (node) {
       for (const r of node.rules) {
         if (best && (r.pattern.length < best.pattern.length || (r.pattern.length === best.pattern.length && (best.allow || !r.allow)))) break;
-        if (matchPattern(r.pattern, s, mask)) {
+        if (matches(r)) {
           best = r;
           break;
         }

@@ -2,6 +2,9 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseRobots, parseRobotsExplained, productToken, RobotsCache } from '../../src/fetch/robots.js';
 import { canonicalPath, compilePattern, matchPattern, pathMask } from '../../src/fetch/robots-pattern.js';
+import { PieceIndex } from '../../src/fetch/robots-pieces.js';
+import { RobotsMatcher } from '../../src/fetch/robots-matcher.js';
+import { parseRobotsTxt } from '../../src/fetch/robots-txt-parse.js';
 import { UndiciFetcher } from '../../src/fetch/undici-fetcher.js';
 import { serve, type TestServer } from './serve.js';
 
@@ -136,6 +139,50 @@ describe('the wildcard matcher', () => {
         expect(matchPattern(compiled, p, pathMask(p))).toBe(reference(pat, p));
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('decides as the reference longest match with many wildcard rules (the piece-occurrence path)', () => {
+    const chars = fc.constantFrom('a', 'b', '/');
+    const pattern = fc.tuple(fc.array(fc.constantFrom('a', 'b', '/', '*'), { maxLength: 8 }), fc.boolean()).map(([a, end]) => `/${a.join('')}${end ? '$' : ''}`);
+    const rules = fc.array(fc.tuple(fc.boolean(), pattern), { minLength: 20, maxLength: 60 });
+    const paths = fc.array(fc.array(chars, { maxLength: 16 }).map((a) => `/${a.join('')}`), { minLength: 1, maxLength: 5 });
+    fc.assert(
+      fc.property(rules, paths, (rs, ps) => {
+        const text = `User-agent: *\n${rs.map(([allow, p]) => `${allow ? 'Allow' : 'Disallow'}: ${p}`).join('\n')}\n`;
+        const parsed = parseRobots(text, 'http://a.example/robots.txt', 'x');
+        // the same rules decided only by scanning, and only through the piece occurrences
+        const scanning = new RobotsMatcher(parseRobotsTxt(text), 'x', Infinity);
+        const indexed = new RobotsMatcher(parseRobotsTxt(text), 'x', 0);
+        for (const p of ps) {
+          let best: [number, boolean] | null = null;
+          for (const [allow, pat] of rs) {
+            if (!reference(pat, p)) continue;
+            if (!best || pat.length > best[0] || (pat.length === best[0] && allow)) best = [pat.length, allow];
+          }
+          const expected = p === '/robots.txt' || !best || best[1];
+          expect(parsed.isAllowed(`http://a.example${p}`), `${p}\n${text}`).toBe(expected);
+          expect(scanning.decide(p)?.allow ?? true, `${p}\n${text}`).toBe(expected);
+          expect(indexed.decide(p)?.allow ?? true, `${p}\n${text}`).toBe(expected);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('finds every occurrence of every piece in one pass', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ unit: fc.constantFrom('a', 'b', 'c'), minLength: 1, maxLength: 4 }), { maxLength: 12 }), fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 40 }), (pieces, s) => {
+        const index = new PieceIndex();
+        const ids = pieces.map((p) => index.add(p));
+        const occ = index.scan(s);
+        pieces.forEach((p, k) => {
+          const naive: number[] = [];
+          for (let i = s.indexOf(p); i >= 0; i = s.indexOf(p, i + 1)) naive.push(i);
+          expect(occ[ids[k]] ?? [], `${p} in ${s}`).toEqual(naive);
+        });
+      }),
+      { numRuns: 2000 },
     );
   });
 
