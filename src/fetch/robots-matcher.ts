@@ -11,7 +11,7 @@ interface CompiledRule {
 }
 
 /** Wildcard rules tried by scanning in one check before the path's piece occurrences are computed once. */
-const SCANS_BEFORE_INDEX = 16;
+const SCANS_BEFORE_INDEX = 64;
 
 /** {@link matchPattern} with every piece occurrence known: a binary search per piece, no scan. */
 function matchByOccurrences(r: CompiledRule, s: string, occ: (number[] | undefined)[]): boolean {
@@ -95,7 +95,7 @@ export class RobotsMatcher {
 
   /**
    * `scansBeforeIndex`: wildcard rules tried by scanning in one check before the piece occurrences
-   * are computed (default 16; 0: always by occurrences, Infinity: never, for tests).
+   * are computed (default 64; 0: always by occurrences, Infinity: never, for tests).
    */
   constructor(parsed: ParsedRobotsTxt, userAgent: string, private readonly scansBeforeIndex = SCANS_BEFORE_INDEX) {
     const token = agentToken(userAgent);
