@@ -87,6 +87,12 @@ describe('topicrawl robots, RFC 9309', () => {
     expect(text.stdout).toContain('Crawl-delay: 10 s');
   });
 
+  it('decides a rule of "/" plus 2,000 "*a" against 100 KB URLs (no backtracking)', async () => {
+    const star = file('star.txt', `User-agent: *\nDisallow: /${'*a'.repeat(2000)}\n`);
+    const rows = await judge(star, 'x', [`http://a.example/${'a'.repeat(100_000)}`, `http://a.example/${'a'.repeat(1999)}${'b'.repeat(98_000)}`]);
+    expect(rows.map((r) => [r.allowed, r.line])).toEqual([[false, 2], [true, null]]);
+  });
+
   it('a file over 500 KiB is judged by its first 500 KiB, as the crawler reads it (§2.5)', async () => {
     const filler = `# ${'x'.repeat(1021)}\n`.repeat(600); // 600 KiB of comments
     const big = file('big.txt', `User-agent: *\nDisallow: /early\n${filler}Disallow: /late\n`);
