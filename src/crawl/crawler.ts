@@ -2,7 +2,7 @@ export type { CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { TopicrawlError, toOutcome } from '../errors.js';
 import { TypedEmitter, type CrawlEvents, type StopReason } from '../events.js';
 import type { Fetcher } from '../fetch/fetcher.js';
-import { RobotsCache, type RobotsFailure } from '../fetch/robots.js';
+import { RobotsCache } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
 import type { FrontierItem } from '../frontier/frontier.js';
 import type { SqliteFrontier } from '../frontier/sqlite-frontier.js';
@@ -11,7 +11,7 @@ import type { SqliteStore } from '../store/sqlite-store.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { AnalyzerPool } from './analyzer-pool.js';
 import { RetryPolicy } from './retry-policy.js';
-import { failureAsFetchResult, RobotsGate } from './robots-gate.js';
+import { RobotsGate } from './robots-gate.js';
 import type { ScopeDecision } from '../url/scope.js';
 import { analysisConfig, fetcherOptions, normalizeOptions, retrySettings, scopeOf } from './crawl-settings.js';
 import { seedFromSitemaps } from './sitemap-seeds.js';
@@ -60,14 +60,14 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     ({ store: this.store, frontier: this.frontier, strategy: this.strategy, resumed: this.resumed, hostFetched: this.hostFetched } = state);
     this.ownsFetcher = !opts.fetcher;
     this.fetcher = opts.fetcher ?? new UndiciFetcher(fetcherOptions(cfg, opts));
+    this.retry = new RetryPolicy(retrySettings(cfg));
     this.robotsCache = cfg.politeness.robots ? new RobotsCache(this.fetcher, { userAgent: cfg.politeness.user_agent }) : null;
     this.robots = this.robotsCache
       ? new RobotsGate(this.robotsCache, this.frontier, this.store, {
           delayMs: cfg.politeness.delay_ms,
           maxCrawlDelayMs: opts.maxCrawlDelayMs ?? cfg.politeness.max_crawl_delay_ms,
-        })
+        }, this.retry)
       : null;
-    this.retry = new RetryPolicy(retrySettings(cfg));
     const scope = scopeOf(cfg);
     this.scope = scope;
     this.analyzers = new AnalyzerPool(analysis, opts.workers);
@@ -218,8 +218,15 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     this.attempted = true;
     try {
       if (this.robots) {
+        // a robots.txt that cannot be fetched (RFC 9309 §2.3.1.4): the URL stays queued; the host is
+        // retried with back-off, then suspended for the run and counted as an error
         const a = await this.robots.admit(item);
-        if (a.kind === 'unavailable') return this.robotsUnavailable(item, a.failure);
+        if (a.kind === 'retry') this.emit('warn', { code: a.code, message: a.message, url: item.url });
+        if (a.kind === 'suspend') {
+          this.stats.hostError();
+          this.suspendHost(item, a.why);
+        }
+        if (a.kind === 'retry' || a.kind === 'suspend') return this.uncount(item);
         this.reached = true; // its robots.txt answered
         if (a.kind === 'skipped') return this.uncount(item);
       }
@@ -264,30 +271,6 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     for (const [host, at] of r.contacted) this.frontier.deferHost(this.frontier.hostId(host), at + cfg.politeness.delay_ms);
     this.stats.known += r.added;
     this.store.setMeta('sitemaps_read', JSON.stringify({ read: r.sitemapsRead, found: r.found, added: r.added, errors: r.errors.length, at: new Date().toISOString() }));
-  }
-
-  /**
-   * The host's robots.txt could not be fetched (network error, 429, 5xx): RFC 9309 §2.3.1.4 forbids
-   * fetching its pages while that lasts. Not a verdict on the URL: it goes back to its queue, and the
-   * failure is a network error of the host, retried with back-off like a page's; when retries are
-   * exhausted (or it is not retryable) the host is suspended for the run, counted as an error, and
-   * its URLs stay queued for a later run.
-   */
-  private robotsUnavailable(item: FrontierItem, f: RobotsFailure): void {
-    const now = Date.now();
-    const d = this.retry.decide(item.id, item.hostId, failureAsFetchResult(item.url, f, now), now);
-    this.frontier.requeue(item);
-    this.robotsCache?.forget(item.url);
-    if (d.kind === 'retry') {
-      this.frontier.deferHost(item.hostId, d.deferUntil);
-      this.uncount(item);
-      this.emit('warn', { code: f.code, message: `retry ${d.attempt} after robots.txt ${f.reason}`, url: item.url });
-      return;
-    }
-    if (d.kind === 'give-up') this.frontier.deferHost(item.hostId, d.deferUntil);
-    this.stats.hostError();
-    this.suspendHost(item, `its robots.txt could not be fetched (${f.reason}${d.attempts > 1 ? `, ${d.attempts} attempts` : ''})`);
-    this.uncount(item);
   }
 
   /** A page that turned out not to count for its host's budget (robots.txt, a retry). */

@@ -1,16 +1,23 @@
+import type { ErrorCode } from '../errors.js';
 import type { FetchResult } from '../fetch/fetcher.js';
 import type { RobotsCache, RobotsFailure } from '../fetch/robots.js';
 import type { Frontier, FrontierItem } from '../frontier/frontier.js';
+import type { RetryPolicy } from './retry-policy.js';
 import { UrlState } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 
 /**
  * What robots.txt says about one URL now: fetch it; it was disallowed (recorded as skipped); or the
  * host's robots.txt could not be fetched (network error, 429, 5xx): nothing of the host may be
- * fetched for now (RFC 9309 §2.3.1.4), and the caller retries or suspends the host. Nothing is
- * recorded for the URL in that case: it stays queued.
+ * fetched for now (RFC 9309 §2.3.1.4). Then nothing is recorded for the URL (it is back in its
+ * queue) and the failure is judged like a failed page fetch: `retry` (the host backs off, the
+ * robots.txt is fetched again next time) or, retries exhausted or not retryable, `suspend` the host.
  */
-export type Admission = { kind: 'fetch' } | { kind: 'skipped' } | { kind: 'unavailable'; failure: RobotsFailure };
+export type Admission =
+  | { kind: 'fetch' }
+  | { kind: 'skipped' }
+  | { kind: 'retry'; code: ErrorCode; message: string }
+  | { kind: 'suspend'; why: string };
 
 /**
  * robots.txt before every fetch (RFC 9309): reads the host's rules (cached per host), sets the
@@ -24,6 +31,7 @@ export class RobotsGate {
     private readonly frontier: Frontier,
     private readonly store: Store,
     private readonly politeness: { delayMs: number; maxCrawlDelayMs: number },
+    private readonly retry: RetryPolicy,
   ) {}
 
   async admit(item: FrontierItem): Promise<Admission> {
@@ -33,7 +41,7 @@ export class RobotsGate {
     const delay = Math.max(this.politeness.delayMs, Math.min(rules.crawlDelayMs ?? 0, this.politeness.maxCrawlDelayMs));
     this.frontier.setHostDelay(item.hostId, delay);
     if (fetchedNow) this.store.setHostRobots(item.hostId, rules.status, rules.crawlDelayMs);
-    if (rules.failure) return { kind: 'unavailable', failure: rules.failure };
+    if (rules.failure) return this.unavailable(item, rules.failure);
     if (!rules.isAllowed(item.url)) {
       this.store.recordOutcome({
         urlId: item.id, state: UrlState.SKIPPED, status: 0, error: 'E_ROBOTS', relevance: null, relevant: null,
@@ -43,6 +51,16 @@ export class RobotsGate {
     }
     if (fetchedNow && delay > 0) await new Promise((r) => setTimeout(r, delay));
     return { kind: 'fetch' };
+  }
+
+  private unavailable(item: FrontierItem, f: RobotsFailure): Admission {
+    const now = Date.now();
+    const d = this.retry.decide(item.id, item.hostId, failureAsFetchResult(item.url, f, now), now);
+    this.frontier.requeue(item);
+    this.robots.forget(item.url);
+    if (d.kind !== 'done') this.frontier.deferHost(item.hostId, d.deferUntil);
+    if (d.kind === 'retry') return { kind: 'retry', code: f.code, message: `retry ${d.attempt} after robots.txt ${f.reason}` };
+    return { kind: 'suspend', why: `its robots.txt could not be fetched (${f.reason}${d.attempts > 1 ? `, ${d.attempts} attempts` : ''})` };
   }
 }
 
