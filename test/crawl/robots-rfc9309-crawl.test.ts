@@ -51,7 +51,7 @@ describe('robots.txt decisions in the crawl (server-side)', () => {
     const srv = await serve({
       'enc.test': 'User-agent: *\nDisallow: /%7ejoe/\nDisallow: /bücher/\nDisallow: /path/foo-%24\nDisallow: /π\n',
       'mak.test': 'User-agent: *\nDisallow: /\nAllow: /~mak\n',
-      'grp.test': 'User-agent: mybot\nCrawl-delay: 10\nUser-agent: yourbot\nDisallow: /private/\n\nUser-agent: *\nDisallow: /\n',
+      'grp.test': 'User-agent: mybot\nCrawl-delay: 10\nUser-agent: yourbot\nDisallow: /private/\n\nUser-agent: *\nDisallow: /\n\nUser-agent: MYBOT\nDisallow: /merged/\n',
       'empty.test': 'User-agent: *\nDisallow: /\n\nUser-agent: mybot\n',
       'list.test': 'User-agent: MyBot, OtherBot\nDisallow: /listed/\n\nUser-agent: *\nDisallow: /\n',
       [IDN]: 'User-agent: *\nDisallow: /private/\n',
@@ -70,7 +70,7 @@ describe('robots.txt decisions in the crawl (server-side)', () => {
       'http://enc.test/~joe/i.html', 'http://enc.test/%7Ejoe/j.html', 'http://enc.test/bücher/a', 'http://enc.test/b%C3%BCcher/b',
       'http://enc.test/path/foo-$', 'http://enc.test/π/x',
       'http://mak.test/other',
-      'http://grp.test/private/x',
+      'http://grp.test/private/x', 'http://grp.test/merged/y',
       'http://list.test/listed/x',
       'http://www.münich.com/private/p',
       'http://big.test/early',
