@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TopicrawlError } from '../errors.js';
 
@@ -18,17 +18,15 @@ export function checkOutFile(file: string, flag: string): void {
 }
 
 /**
- * A folder to write `files` into (`eval --out`), created if missing: E_USAGE if it cannot be
- * created or written, or if one of the files is there as something other than a file.
+ * A folder to write `files` into (`eval --out`), made later if missing: E_USAGE if it is something
+ * else than a folder, if it could not be made (its nearest existing parent is not a writable
+ * folder), or if one of the files is there as something other than a file. Nothing is created.
  */
 export function checkOutDir(dir: string, files: readonly string[], flag: string): void {
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw usage(flag, dir, 'it exists and is not a folder');
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (err) {
-    throw usage(flag, dir, `cannot create it: ${(err as Error).message}`);
-  }
-  if (!writable(dir)) throw usage(flag, dir, 'it is not writable');
+  let existing = dir;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  if (!statSync(existing).isDirectory()) throw usage(flag, dir, existing === dir ? 'it exists and is not a folder' : `${existing} is not a folder`);
+  if (!writable(existing)) throw usage(flag, dir, `${existing} is not writable`);
   for (const f of files) {
     const p = join(dir, f);
     if (existsSync(p) && !statSync(p).isFile()) throw usage(flag, dir, `${f} there is not a file`);

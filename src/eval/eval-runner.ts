@@ -68,10 +68,15 @@ export function evaluationLabel(config: Config, corpus: Corpus): string {
  * the file is not a complete crawl file (its tables missing).
  */
 export function fetchOrderRelevance(dbPath: string, truth: ReadonlySet<string>): boolean[] {
+  return fetchOrder(dbPath, truth).relevant;
+}
+
+/** {@link fetchOrderRelevance}, and how many of those pages answered 2xx. */
+function fetchOrder(dbPath: string, truth: ReadonlySet<string>): { relevant: boolean[]; ok: number } {
   const db = openDatabase(dbPath, { readonly: true }); // a clean close left no WAL beside it
   try {
-    const rows = db.prepare('SELECT url FROM urls WHERE fetch_seq IS NOT NULL ORDER BY fetch_seq').all() as { url: string }[];
-    return rows.map((r) => truth.has(r.url));
+    const rows = db.prepare('SELECT url, status FROM urls WHERE fetch_seq IS NOT NULL ORDER BY fetch_seq').all() as { url: string; status: number | null }[];
+    return { relevant: rows.map((r) => truth.has(r.url)), ok: rows.filter((r) => r.status !== null && r.status >= 200 && r.status < 300).length };
   } catch (err) {
     throw storeError(dbPath, err, 'reading the crawl: ');
   } finally {
@@ -101,8 +106,9 @@ export interface StrategyRunOptions {
  * Runs ONE crawl of a served corpus through the real crawl loop (politeness off, see
  * {@link evalConfig}) into a fresh SQLite file, and measures it against the corpus labels.
  *
- * A crawl that fetched nothing is an error (E_CONFIG: its seeds are not pages the corpus serves),
- * and so is a file that does not hold every page the crawl recorded (E_STORE): neither is a figure.
+ * A crawl that fetched no page (none answered 2xx) is an error (E_CONFIG: its seeds are not pages
+ * the corpus serves), and so is a file that does not hold every page the crawl recorded (E_STORE):
+ * neither is a figure.
  */
 export async function runStrategyOnCorpus(o: StrategyRunOptions): Promise<StrategyResult> {
   const config = evalConfig(o.config, o.budget);
@@ -123,13 +129,14 @@ export async function runStrategyOnCorpus(o: StrategyRunOptions): Promise<Strate
     crawler.close();
   }
   const wall_s = Math.round(performance.now() - started) / 1000;
-  const order = fetchOrderRelevance(o.dbPath, truth);
+  const { relevant: order, ok } = fetchOrder(o.dbPath, truth);
   const name = o.strategy?.name ?? config.strategy.name;
   if (order.length !== summary.fetched) {
     throw new TopicrawlError('E_STORE', `${o.dbPath}: the ${name} crawl recorded ${summary.fetched} pages but its file holds ${order.length}: not a figure`, { path: o.dbPath });
   }
-  if (order.length === 0) {
-    throw new TopicrawlError('E_CONFIG', `the ${name} crawl fetched no pages from ${config.seeds.join(', ')}: are they pages of corpus ${o.corpus.meta.name}?`, { key: 'seeds' });
+  if (ok === 0 && !o.signal?.aborted) {
+    const tried = order.length ? ` (${order.length} attempts, none answered 2xx)` : '';
+    throw new TopicrawlError('E_CONFIG', `the ${name} crawl fetched no page${tried} from ${config.seeds.join(', ')}: are they pages of corpus ${o.corpus.meta.name}?`, { key: 'seeds' });
   }
   return { ...harvestFigures(order, truth.size), wall_s };
 }

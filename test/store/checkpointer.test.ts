@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Checkpointer } from '../../src/store/checkpointer.js';
 import { openDatabase, SqliteStore } from '../../src/store/sqlite-store.js';
+import { repoRoot } from '../helpers/crawl-corpus.js';
 import { suiteTmpDir } from '../helpers/tmp.js';
 
 const tmp = suiteTmpDir('checkpointer-');
@@ -65,4 +67,26 @@ describe('background WAL checkpoints', () => {
       db.close();
     }
   });
+
+  it('stop() returns once the thread has closed its connection; a store never closed does not keep its process alive', async () => {
+    const path = join(tmp, 'sync.db');
+    const db = openDatabase(path);
+    const cp = new Checkpointer(db, { everyMs: 10 });
+    expect(cp.stop()).toBe(true); // synchronous: the thread confirmed its connection closed
+    db.close();
+
+    // the process that never reached close() (a crawl's fatal error) must still end by itself
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/helpers/leave-store-open.ts'), join(tmp, 'open.db')], {
+      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000); // a hang ends here, and fails below
+    const [code, signal] = await new Promise<[number | null, string | null]>((r) => child.on('close', (c, s) => r([c, s])));
+    clearTimeout(timer);
+    expect(out).toBe('written\n');
+    expect(signal).toBeNull();
+    expect(code).toBe(0);
+  });
 });
+
