@@ -45,6 +45,8 @@ const timer = db
 parentPort.on('message', (m) => {
   if (m !== 'stop') return;
   if (timer) clearInterval(timer);
+  // tests only: a thread slow to close (as under load), to show that the owner waits for it
+  if (workerData.closeDelayMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, workerData.closeDelayMs);
   try {
     db?.close();
   } finally {

@@ -29,12 +29,16 @@ export class Checkpointer {
   readonly exited: Promise<void>;
   private readonly walLimit: number;
 
-  /** `everyMs`: time between two background checkpoints (default 100); `walLimitBytes`: see {@link WAL_LIMIT_BYTES}. */
-  constructor(private readonly db: Database.Database, opts: { everyMs?: number; walLimitBytes?: number } = {}) {
+  /**
+   * `everyMs`: time between two background checkpoints (default 100); `walLimitBytes`: see
+   * {@link WAL_LIMIT_BYTES}; `closeDelayMs` (tests only): the thread waits this long before closing
+   * its connection when stopped, as a thread slowed down by load would.
+   */
+  constructor(private readonly db: Database.Database, opts: { everyMs?: number; walLimitBytes?: number; closeDelayMs?: number } = {}) {
     this.walLimit = opts.walLimitBytes ?? WAL_LIMIT_BYTES;
     db.pragma('wal_autocheckpoint = 0');
     this.worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
-      workerData: { path: db.name, everyMs: opts.everyMs ?? 100, closed: this.closed },
+      workerData: { path: db.name, everyMs: opts.everyMs ?? 100, closed: this.closed, closeDelayMs: opts.closeDelayMs ?? 0 },
     });
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.on('message', (m: { error?: string }) => {
