@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Crawler, type CrawlSummary } from '../crawl/crawler.js';
@@ -9,6 +9,7 @@ import { labelHarvest, type LabelHarvest } from '../eval/label-harvest.js';
 import { openDatabase } from '../store/sqlite-store.js';
 import { loadConfig, type ConfigFlags } from '../topic/config.js';
 import type { RecrawlSummary } from '../revisit/recrawl.js';
+import { fileNameFromTopic } from './default-paths.js';
 import { formatSummary } from './format.js';
 import { attachProgress } from './progress.js';
 
@@ -48,8 +49,8 @@ export interface CrawlRun {
  */
 export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void }): Promise<CrawlRun> {
   const config = loadConfig(args.topic, { strategy: args.strategy, maxPages: args.maxPages, set: args.set });
-  const dbPath = args.db ?? `${config.name}.db`;
-  if (args.fresh && existsSync(dbPath)) for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) rmSync(f, { force: true });
+  // --fresh: the crawler deletes the file once it holds its lock and knows it is a crawl file
+  const dbPath = args.db ?? fileNameFromTopic(config.name, '.db', '--db');
   let corpus: Corpus | null = null;
   let server: CorpusServer | null = null;
   const resolve = parseResolve(args.resolve);
@@ -69,7 +70,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   let stopping = false;
   try {
     // a corpus crawl stays on loopback: hosts outside the corpus (and --resolve) are not looked up
-    crawler = new Crawler({ config, dbPath, resolve, mappedOnly: Boolean(args.corpus) });
+    crawler = new Crawler({ config, dbPath, resolve, mappedOnly: Boolean(args.corpus), fresh: args.fresh });
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     const stopProgress = args.json ? () => {} : attachProgress(crawler, { maxPages: config.limits.max_pages, tty: Boolean(process.stderr.isTTY) });

@@ -4,7 +4,9 @@ import { renderReport } from '../eval/eval-report.js';
 import { runEval } from '../eval/eval-runner.js';
 import type { EvalResults, ReportMeta, StrategyResult } from '../eval/eval-types.js';
 import { loadConfig, type Config } from '../topic/config.js';
+import { fileNameFromTopic } from './default-paths.js';
 import { table } from './format.js';
+import { checkOutDir } from './output-paths.js';
 
 export interface EvalArgs {
   corpus: string;
@@ -74,7 +76,8 @@ function reportMeta(args: EvalArgs, config: Config, seeds: string[]): ReportMeta
 export async function runEvalCommand(args: EvalArgs, out: { log: (s: string) => void }, progress: (s: string) => void): Promise<EvalRun> {
   const config = loadConfig(args.topic, { set: args.set });
   const seeds = splitList(args.seeds) ?? [...config.seeds];
-  const outDir = resolve(args.out ?? join('eval-out', `${config.name}-${basename(resolve(args.corpus))}`));
+  const outDir = resolve(args.out ?? join('eval-out', fileNameFromTopic(config.name, `-${basename(resolve(args.corpus))}`, '--out')));
+  checkOutDir(outDir, ['results.json', 'report.html'], '--out'); // before the crawls, not after them
   const results = await runEval({
     config, corpusDir: args.corpus, strategies: splitList(args.strategies), budget: args.budget, seeds, dbDir: outDir, randomSeed: args.randomSeed,
     onResult: (name, s, i, n) =>

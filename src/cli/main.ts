@@ -17,11 +17,11 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-/** Prints a one-line error and sets the exit code: 2 for user errors, 1 otherwise. Never a stack trace. */
+/** Prints a one-line error and sets the exit code: 2 for user errors, 130 for Ctrl-C, 1 otherwise. Never a stack trace. */
 function fail(err: unknown): void {
   if (err instanceof TopicrawlError) {
     process.stderr.write(`topicrawl: ${err.message} [${err.code}]\n`);
-    process.exitCode = err.fatal && err.code !== 'E_STORE' ? 2 : 1;
+    process.exitCode = err.code === 'E_INTERRUPTED' ? 130 : err.fatal && err.code !== 'E_STORE' ? 2 : 1;
   } else {
     const msg = err instanceof Error ? err.message : String(err);
     process.stderr.write(`topicrawl: unexpected error: ${msg.split('\n')[0]} [E_INTERNAL]\n`);

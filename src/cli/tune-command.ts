@@ -1,12 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { isScalar, parseDocument, type Document } from 'yaml';
 import { TopicrawlError } from '../errors.js';
-import { tuneTopic, type TrialRecord, type TuneFigures, type TuneObjective, type TuneResult, type TuneValidation } from '../eval/tune-runner.js';
+import { tuneTopic, TuneInterrupted, type TrialRecord, type TuneFigures, type TuneObjective, type TuneResult, type TuneValidation } from '../eval/tune-runner.js';
 import type { TuneParams } from '../eval/tune-search.js';
 import { loadConfig } from '../topic/config.js';
+import { fileNameFromTopic } from './default-paths.js';
 import { splitList } from './eval-command.js';
+import { checkOutFile } from './output-paths.js';
 import { table } from './format.js';
 
 export interface TuneArgs {
@@ -43,7 +46,7 @@ const score = (f: TuneFigures, o: TuneObjective) => (o === 'auc' ? f.auc : f.har
 
 /** The progress line of one trial (stderr). */
 export function formatTrial(t: TrialRecord, total: number, best: TrialRecord): string {
-  return `trial ${t.trial}/${total}  ${fmtParams(t.params)}  auc ${f3(t.figures.auc)} harvest ${f3(t.figures.harvest_rate)}  (best ${f3(best.score)})`;
+  return `trial ${t.trial}/${total}  ${fmtParams(t.params)}  fetched ${t.figures.fetched}  auc ${f3(t.figures.auc)} harvest ${f3(t.figures.harvest_rate)}  (best ${f3(best.score)})`;
 }
 
 /** The keys of the topic file that the tuned settings change. */
@@ -151,7 +154,6 @@ export function verdict(r: TuneResult): string {
   const gain = score(r.best.tuning, o) - score(r.baseline.tuning, o);
   if (r.best.trial === 1) return `no trial beat the file's settings (${o} ${f3(score(r.baseline.tuning, o))}); the tuned file keeps them`;
   if (!r.best.validation || !r.baseline.validation) return `gain ${signed(gain)} ${o} on tuning (no validation set: give --validate-seeds or --validate-topic to check it holds)`;
-  if (r.baseline.validation.fetched === 0 && r.best.validation.fetched === 0) return `gain ${signed(gain)} ${o} on tuning; warning: the validation crawls fetched no pages (are its seeds pages of the corpus?)`;
   const vgain = score(r.best.validation, o) - score(r.baseline.validation, o);
   if (vgain < 0) return `warning: the tuned settings do worse on the validation set than the file's (${o} ${signed(vgain)}; ${signed(gain)} on tuning): overfitting?`;
   return `gain ${signed(gain)} ${o} on tuning, ${signed(vgain)} on validation${vgain === 0 ? ' (no change there)' : ''}`;
@@ -192,15 +194,37 @@ export async function runTuneCommand(args: TuneArgs, out: { log: (s: string) => 
   if (vseeds) validation = { kind: 'seeds', seeds: vseeds };
   else if (args.validateTopic !== undefined) validation = { kind: 'topic', config: loadConfig(args.validateTopic, { set }), file: args.validateTopic };
   const source = readFileSync(args.topic, 'utf8');
-  const file = resolve(args.out ?? `${config.name}.tuned.yaml`);
-  if (!existsSync(dirname(file)) || existsSync(file) && statSync(file).isDirectory()) {
-    throw new TopicrawlError('E_USAGE', `--out ${args.out ?? file}: not a file in an existing folder`, { flag: '--out' });
+  const file = resolve(args.out ?? fileNameFromTopic(config.name, '.tuned.yaml', '--out'));
+  checkOutFile(file, '--out'); // before the trials, not after them
+  // the crawl files go to a folder of our own, removed however the run ends (Ctrl-C included)
+  const tmp = mkdtempSync(join(tmpdir(), 'topicrawl-tune-'));
+  const ac = new AbortController();
+  const onSignal = () => {
+    if (ac.signal.aborted) {
+      rmSync(tmp, { recursive: true, force: true });
+      process.exit(130);
+    }
+    progress('[tune] stopping: the crawl in progress ends, no file is written (Ctrl-C again to quit now)');
+    ac.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let result: TuneResult;
+  try {
+    result = await tuneTopic({
+      config, corpusDir: args.corpus, budget: args.budget, trials: args.trials, seed: args.seed, objective: args.objective as TuneObjective | undefined, validation,
+      tmpDir: tmp, signal: ac.signal,
+      onTrial: (t, n, best) => progress(formatTrial(t, n, best)),
+      onValidation: (which) => progress(`validation: ${which === 'baseline' ? "the file's settings" : 'the tuned settings'}…`),
+    });
+  } catch (err) {
+    if (err instanceof TuneInterrupted) throw new TopicrawlError('E_INTERRUPTED', `tune interrupted: no tuned file written (${file})`);
+    throw err;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    rmSync(tmp, { recursive: true, force: true });
   }
-  const result = await tuneTopic({
-    config, corpusDir: args.corpus, budget: args.budget, trials: args.trials, seed: args.seed, objective: args.objective as TuneObjective | undefined, validation,
-    onTrial: (t, n, best) => progress(formatTrial(t, n, best)),
-    onValidation: (which) => progress(`validation: ${which === 'baseline' ? "the file's settings" : 'the tuned settings'}…`),
-  });
   const edits = [...tunedEdits(result.best.params), ...relocationEdits(source, dirname(resolve(args.topic)), dirname(file))];
   writeFileSync(file, tunedTopicText(source, edits, tuneHeader(result, args.corpus, set)));
   if (args.json) out.log(JSON.stringify({ ...result, verdict: verdict(result), file }, null, 2));

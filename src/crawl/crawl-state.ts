@@ -1,7 +1,7 @@
 import { TopicrawlError } from '../errors.js';
 import { SqliteFrontier } from '../frontier/sqlite-frontier.js';
 import { fetchHistory, queuedUrls, seedUrls } from '../store/crawl-history.js';
-import { SqliteStore } from '../store/sqlite-store.js';
+import { SqliteStore, storeError } from '../store/sqlite-store.js';
 import { createStrategy } from '../strategy/registry.js';
 import type { Strategy } from '../strategy/strategy.js';
 import type { Config } from '../topic/config.js';
@@ -21,9 +21,11 @@ export interface CrawlState {
  * the configuration in force is recorded; the frontier reloads its queues (URLs in flight at a
  * crash go back to the queue); the strategy's counters continue; hosts over their page budget stay
  * closed. `strategy`, when given, is used instead of the registry's strategy named by the config.
+ * The store holds the file's lock (E_IN_USE if another crawl or recrawl has it); `fresh` deletes
+ * the file first (see SqliteStore).
  */
-export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy): CrawlState {
-  const store = new SqliteStore(dbPath, { backgroundCheckpoint: true });
+export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy, opts: { fresh?: boolean } = {}): CrawlState {
+  const store = new SqliteStore(dbPath, { backgroundCheckpoint: true, fresh: opts.fresh });
   let frontier: SqliteFrontier | undefined;
   try {
     const prevTopic = store.getMeta('topic');
@@ -47,8 +49,27 @@ export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy)
     }
     return { store, frontier, strategy, resumed, hostFetched };
   } catch (err) {
-    frontier?.close();
-    store.close();
+    closeCrawlState({ store, frontier }, err);
     throw err;
   }
+}
+
+/**
+ * Closes a crawl's frontier (saving its queues) and store (releasing the file and its lock), both
+ * even if one fails. Throws the first failure as E_STORE, unless `pending` (an error already on its
+ * way to the caller) is given: then the failures are dropped, as that error is the one to report.
+ */
+export function closeCrawlState(s: { store: SqliteStore; frontier?: SqliteFrontier }, pending?: unknown): void {
+  let failure: unknown = null;
+  try {
+    s.frontier?.close();
+  } catch (err) {
+    failure = storeError(s.store.path, err, 'saving the queues: ');
+  }
+  try {
+    s.store.close();
+  } catch (err) {
+    failure ??= err;
+  }
+  if (failure && pending === undefined) throw failure;
 }

@@ -24,6 +24,8 @@ export interface CrawlerOptions {
    * recorded as the crawl's strategy. Must be fresh (not used by another crawl).
    */
   strategy?: Strategy;
+  /** Start the crawl file over (`crawl --fresh`): deleted once it is known to be a crawl file and locked. */
+  fresh?: boolean;
 }
 
 export interface CrawlSummary {

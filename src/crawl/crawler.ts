@@ -7,7 +7,7 @@ import { UndiciFetcher } from '../fetch/undici-fetcher.js';
 import type { FrontierItem } from '../frontier/frontier.js';
 import type { SqliteFrontier } from '../frontier/sqlite-frontier.js';
 import { UrlState } from '../store/schema.js';
-import type { SqliteStore } from '../store/sqlite-store.js';
+import { storeError, type SqliteStore } from '../store/sqlite-store.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { AnalyzerPool } from './analyzer-pool.js';
 import { RetryPolicy } from './retry-policy.js';
@@ -15,7 +15,7 @@ import { RobotsGate } from './robots-gate.js';
 import type { ScopeDecision } from '../url/scope.js';
 import { analysisConfig, fetcherOptions, normalizeOptions, retrySettings, scopeOf } from './crawl-settings.js';
 import { seedFromSitemaps } from './sitemap-seeds.js';
-import { openCrawlState } from './crawl-state.js';
+import { closeCrawlState, openCrawlState } from './crawl-state.js';
 import type { CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { CrawlStats } from './crawl-stats.js';
 import { processFetch, type ProcessorDeps } from './page-processor.js';
@@ -50,13 +50,15 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private attempted = false;
   private reached = false;
   private fatal: unknown = null;
+  /** What run() threw, if it did: close() then reports nothing of its own over it. */
+  private runError: unknown = undefined;
   private wake: (() => void) | null = null;
 
   constructor(private readonly opts: CrawlerOptions) {
     super();
     const cfg = opts.config;
     const analysis = analysisConfig(cfg); // first: a bad classifier model file fails before the store is opened
-    const state = openCrawlState(cfg, opts.dbPath, opts.strategy);
+    const state = openCrawlState(cfg, opts.dbPath, opts.strategy, { fresh: opts.fresh });
     ({ store: this.store, frontier: this.frontier, strategy: this.strategy, resumed: this.resumed, hostFetched: this.hostFetched } = state);
     this.ownsFetcher = !opts.fetcher;
     this.fetcher = opts.fetcher ?? new UndiciFetcher(fetcherOptions(cfg, opts));
@@ -139,6 +141,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       }
     } catch (err) {
       reason = 'error';
+      this.runError = err;
       await Promise.allSettled([...this.inFlight]);
       throw err;
     } finally {
@@ -147,15 +150,23 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       this.emit('end', { reason });
       if (this.ownsFetcher) await this.fetcher.close();
       await this.analyzers.close();
-      this.store.setMeta('last_stop', JSON.stringify({ reason, at: new Date().toISOString() }));
+      try {
+        this.store.setMeta('last_stop', JSON.stringify({ reason, at: new Date().toISOString() }));
+      } catch (err) {
+        if (reason !== 'error') this.fatal ??= storeError(this.store.path, err); // else: the run's error is the one to report
+      }
     }
+    if (this.fatal) throw (this.runError = this.fatal);
     return this.summary(reason);
   }
 
-  /** Closes the frontier and the store. Call after run(). */
+  /**
+   * Closes the frontier (saving its queues) and the store (checkpointing it, releasing the file and
+   * its lock); both are released even if one fails. Call after run(); throws E_STORE if closing
+   * failed, unless run() already threw (that error is the one to report).
+   */
   close(): void {
-    this.frontier.close();
-    this.store.close();
+    closeCrawlState({ store: this.store, frontier: this.frontier }, this.runError);
   }
 
   private summary(reason: StopReason): CrawlSummary {
@@ -184,6 +195,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       this.store.recordMetrics({ at: Date.now(), queued: snap.frontier, known: this.stats.known, ...snap });
     } catch (err) {
       this.fatal ??= err;
+      this.wake?.();
     }
   }
 

@@ -1,9 +1,10 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { normalizeOptions } from '../crawl/crawl-settings.js';
-import { Crawler } from '../crawl/crawler.js';
+import { Crawler, type CrawlSummary } from '../crawl/crawler.js';
 import { TopicrawlError } from '../errors.js';
-import { openDatabase } from '../store/sqlite-store.js';
+import { inspectCrawlFile } from '../store/crawl-file-identity.js';
+import { openDatabase, storeError } from '../store/sqlite-store.js';
 import { STRATEGIES } from '../strategy/registry.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { buildConfig, type Config } from '../topic/config.js';
@@ -62,17 +63,22 @@ export function evaluationLabel(config: Config, corpus: Corpus): string {
   return label;
 }
 
-/** Removes a crawl file and the files SQLite and the frontier keep beside it. */
-function removeCrawlFiles(dbPath: string): void {
-  for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`, `${dbPath}-queues`]) rmSync(f, { force: true, recursive: true });
+/**
+ * Whether each fetched page of a crawl file was relevant, in fetch order (`fetch_seq`). E_STORE if
+ * the file is not a complete crawl file (its tables missing).
+ */
+export function fetchOrderRelevance(dbPath: string, truth: ReadonlySet<string>): boolean[] {
+  return fetchOrder(dbPath, truth).relevant;
 }
 
-/** Whether each fetched page of a crawl file was relevant, in fetch order (`fetch_seq`). */
-export function fetchOrderRelevance(dbPath: string, truth: ReadonlySet<string>): boolean[] {
-  const db = openDatabase(dbPath); // read-write: closing the last connection folds the WAL back in
+/** {@link fetchOrderRelevance}, and how many of those pages answered 2xx. */
+function fetchOrder(dbPath: string, truth: ReadonlySet<string>): { relevant: boolean[]; ok: number } {
+  const db = openDatabase(dbPath, { readonly: true }); // a clean close left no WAL beside it
   try {
-    const rows = db.prepare('SELECT url FROM urls WHERE fetch_seq IS NOT NULL ORDER BY fetch_seq').all() as { url: string }[];
-    return rows.map((r) => truth.has(r.url));
+    const rows = db.prepare('SELECT url, status FROM urls WHERE fetch_seq IS NOT NULL ORDER BY fetch_seq').all() as { url: string; status: number | null }[];
+    return { relevant: rows.map((r) => truth.has(r.url)), ok: rows.filter((r) => r.status !== null && r.status >= 200 && r.status < 300).length };
+  } catch (err) {
+    throw storeError(dbPath, err, 'reading the crawl: ');
   } finally {
     db.close();
   }
@@ -90,30 +96,49 @@ export interface StrategyRunOptions {
   budget: number;
   /** The corpus label that marks a page as relevant. */
   label: string;
-  /** The crawl file; deleted first if it exists, kept afterwards. */
+  /** The crawl file; started over if it exists (it must be a crawl file), kept afterwards. */
   dbPath: string;
+  /** Aborting it stops the crawl gracefully (as Ctrl-C does a crawl); the result is then partial. */
+  signal?: AbortSignal;
 }
 
 /**
  * Runs ONE crawl of a served corpus through the real crawl loop (politeness off, see
  * {@link evalConfig}) into a fresh SQLite file, and measures it against the corpus labels.
+ *
+ * A crawl that fetched no page (none answered 2xx) is an error (E_CONFIG: its seeds are not pages
+ * the corpus serves), and so is a file that does not hold every page the crawl recorded (E_STORE):
+ * neither is a figure.
  */
 export async function runStrategyOnCorpus(o: StrategyRunOptions): Promise<StrategyResult> {
   const config = evalConfig(o.config, o.budget);
   const truth = truthSet(o.corpus, o.label, config);
-  removeCrawlFiles(o.dbPath);
   const started = performance.now();
   const crawler = new Crawler({
     config, dbPath: o.dbPath, resolve: o.server.resolveMap(), mappedOnly: true, strategy: o.strategy,
-    workers: 0, maxCrawlDelayMs: 0, progressEveryMs: 60_000,
+    workers: 0, maxCrawlDelayMs: 0, progressEveryMs: 60_000, fresh: true,
   });
+  const stop = () => crawler.stop();
+  o.signal?.addEventListener('abort', stop);
+  let summary: CrawlSummary;
   try {
-    await crawler.run();
+    if (o.signal?.aborted) crawler.stop();
+    summary = await crawler.run();
   } finally {
+    o.signal?.removeEventListener('abort', stop);
     crawler.close();
   }
   const wall_s = Math.round(performance.now() - started) / 1000;
-  return { ...harvestFigures(fetchOrderRelevance(o.dbPath, truth), truth.size), wall_s };
+  const { relevant: order, ok } = fetchOrder(o.dbPath, truth);
+  const name = o.strategy?.name ?? config.strategy.name;
+  if (order.length !== summary.fetched) {
+    throw new TopicrawlError('E_STORE', `${o.dbPath}: the ${name} crawl recorded ${summary.fetched} pages but its file holds ${order.length}: not a figure`, { path: o.dbPath });
+  }
+  if (ok === 0 && !o.signal?.aborted) {
+    const tried = order.length ? ` (${order.length} attempts, none answered 2xx)` : '';
+    throw new TopicrawlError('E_CONFIG', `the ${name} crawl fetched no page${tried} from ${config.seeds.join(', ')}: are they pages of corpus ${o.corpus.meta.name}?`, { key: 'seeds' });
+  }
+  return { ...harvestFigures(order, truth.size), wall_s };
 }
 
 /**
@@ -199,6 +224,8 @@ export async function runEval(o: EvalOptions): Promise<EvalResults> {
   const base = buildConfig({ ...structuredClone(o.config), seeds: plan.seeds } as unknown as Config);
   const truth = truthSet(plan.corpus, plan.label, base);
   mkdirSync(o.dbDir, { recursive: true });
+  // a file there that is not a crawl file is refused before the first crawl, not at its turn
+  for (const name of plan.strategies) inspectCrawlFile(join(o.dbDir, `${name}.db`), true);
   const server = await startCorpusServer(o.corpusDir);
   const results: EvalResults = {
     corpus: plan.corpus.meta.name, topic: base.name, label: plan.label, budget: plan.budget, relevant_in_corpus: truth.size, strategies: {},

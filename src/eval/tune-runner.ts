@@ -93,10 +93,20 @@ export interface TuneOptions {
   validation?: TuneValidation;
   /** Folder for the temporary crawl files (a fresh folder inside it, removed at the end); default the OS's. */
   tmpDir?: string;
+  /** Aborting stops the crawl in progress; tuneTopic then removes its folder and throws {@link TuneInterrupted}. */
+  signal?: AbortSignal;
   /** Called after each trial with the best so far. */
   onTrial?: (t: TrialRecord, total: number, best: TrialRecord) => void;
   /** Called before each validation crawl. */
   onValidation?: (which: 'baseline' | 'best') => void;
+}
+
+/** Thrown by tuneTopic when its `signal` was aborted (Ctrl-C): nothing was measured to the end. */
+export class TuneInterrupted extends Error {
+  constructor() {
+    super('tune interrupted');
+    this.name = 'TuneInterrupted';
+  }
 }
 
 /** The searched settings of a configuration. */
@@ -186,8 +196,21 @@ export async function tuneTopic(o: TuneOptions): Promise<TuneResult> {
   let server: CorpusServer | undefined;
   try {
     server = await startCorpusServer(o.corpusDir);
-    const run = async (config: Config, label: string, p: TuneParams) =>
-      runStrategyOnCorpus({ server: server!, corpus: plan.corpus, config: withParams(config, p), budget: plan.budget, label, dbPath: join(work, 'trial.db') });
+    // one crawl file per crawl, removed once measured: no crawl ever reuses the path of another
+    let crawls = 0;
+    const run = async (config: Config, label: string, p: TuneParams) => {
+      if (o.signal?.aborted) throw new TuneInterrupted();
+      const dbPath = join(work, `crawl-${++crawls}.db`);
+      try {
+        return await runStrategyOnCorpus({ server: server!, corpus: plan.corpus, config: withParams(config, p), budget: plan.budget, label, dbPath, signal: o.signal });
+      } catch (err) {
+        if (o.signal?.aborted) throw new TuneInterrupted();
+        throw err;
+      } finally {
+        rmSync(dbPath, { force: true });
+        rmSync(`${dbPath}-queues`, { force: true });
+      }
+    };
 
     const baseline = paramsOf(o.config);
     const search = new TuneSearch({ trials: plan.trials, seed: plan.seed, baseline });
@@ -195,6 +218,7 @@ export async function tuneTopic(o: TuneOptions): Promise<TuneResult> {
     let best: TrialRecord | undefined;
     for (let p = search.propose(); p; p = search.propose()) {
       const r = await run(o.config, plan.label, p);
+      if (o.signal?.aborted) throw new TuneInterrupted(); // a crawl cut short is not a figure
       const f = figures(r);
       const t: TrialRecord = { trial: history.length + 1, params: p, figures: f, score: objectiveScore(f, plan.objective), wall_s: r.wall_s };
       search.report(p, t.score);
@@ -217,6 +241,7 @@ export async function tuneTopic(o: TuneOptions): Promise<TuneResult> {
       result.baseline.validation = figures(await run(v.config, v.label, first.params));
       o.onValidation?.('best');
       result.best.validation = best!.trial === first.trial ? result.baseline.validation : figures(await run(v.config, v.label, best!.params));
+      if (o.signal?.aborted) throw new TuneInterrupted();
       result.validation = { ...v.set, relevant_in_corpus: truthSize(v.config, v.label) };
     }
     return result;

@@ -1,4 +1,4 @@
-import { openCrawlState, type CrawlState } from '../crawl/crawl-state.js';
+import { closeCrawlState, openCrawlState, type CrawlState } from '../crawl/crawl-state.js';
 import { analysisConfig, fetcherOptions } from '../crawl/crawl-settings.js';
 import { intakeLinks } from '../crawl/link-intake.js';
 import { createAnalyzer, type AnalysisInput, type PageAnalysis } from '../crawl/page-analysis.js';
@@ -53,6 +53,8 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
   private stopping = false;
   private wake: (() => void) | null = null;
   private sum!: RecrawlSummary;
+  /** What runDue() threw, if it did: close() then reports nothing of its own over it. */
+  private runError: unknown = undefined;
 
   constructor(private readonly opts: RecrawlerOptions) {
     super();
@@ -85,6 +87,15 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
    * `until` (ms): keeps going, sleeping until the next page is due, until that time.
    */
   async runDue(until?: number): Promise<RecrawlSummary> {
+    try {
+      return await this.revisitDue(until);
+    } catch (err) {
+      this.runError = err;
+      throw err;
+    }
+  }
+
+  private async revisitDue(until?: number): Promise<RecrawlSummary> {
     const cutoff = until ?? this.now();
     const { store } = this.state;
     this.sum = {
@@ -165,11 +176,16 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     this.sum.newUrls += r.added;
   }
 
-  /** Closes the frontier, the store and (if it made it) the fetcher. */
+  /**
+   * Closes the fetcher (if it made it), the frontier and the store (releasing the file's lock), all
+   * of them even if one fails; throws E_STORE if closing failed, unless runDue() already threw.
+   */
   async close(): Promise<void> {
-    if (this.ownsFetcher) await this.fetcher.close();
-    this.state.frontier.close();
-    this.state.store.close();
+    try {
+      if (this.ownsFetcher) await this.fetcher.close();
+    } finally {
+      closeCrawlState(this.state, this.runError);
+    }
   }
 
   private timerSleep(ms: number): Promise<void> {

@@ -20,6 +20,8 @@ export const WAL_LIMIT_BYTES = 256 * 1024 ** 2;
 export class Checkpointer {
   private readonly worker: Worker;
   private stopped = false;
+  /** Set to 1 by the thread once its connection is closed (see checkpoint-worker.js). */
+  private readonly closed = new Int32Array(new SharedArrayBuffer(4));
   /** The first error the thread reported, if any (the fallback keeps working). */
   error: string | null = null;
 
@@ -27,12 +29,17 @@ export class Checkpointer {
   readonly exited: Promise<void>;
   private readonly walLimit: number;
 
-  /** `everyMs`: time between two background checkpoints (default 100); `walLimitBytes`: see {@link WAL_LIMIT_BYTES}. */
-  constructor(private readonly db: Database.Database, opts: { everyMs?: number; walLimitBytes?: number } = {}) {
+  /**
+   * `everyMs`: time between two background checkpoints (default 100); `walLimitBytes`: see
+   * {@link WAL_LIMIT_BYTES}; `closeDelayMs` (tests only): the thread waits this long before closing
+   * its connection when stopped, as a thread slowed down by load would.
+   */
+  constructor(private readonly db: Database.Database, opts: { everyMs?: number; walLimitBytes?: number; closeDelayMs?: number } = {}) {
     this.walLimit = opts.walLimitBytes ?? WAL_LIMIT_BYTES;
     db.pragma('wal_autocheckpoint = 0');
-    this.worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { path: db.name, everyMs: opts.everyMs ?? 100 } });
-    this.worker.unref();
+    this.worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
+      workerData: { path: db.name, everyMs: opts.everyMs ?? 100, closed: this.closed, closeDelayMs: opts.closeDelayMs ?? 0 },
+    });
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.on('message', (m: { error?: string }) => {
       if (m.error && !this.error) this.error = m.error;
@@ -40,6 +47,9 @@ export class Checkpointer {
     this.worker.on('error', (err) => {
       if (!this.error) this.error = err.message;
     });
+    // after the listeners: adding a 'message' listener refs the worker's port again, and a port
+    // that stays referenced keeps the process alive when stop() is never reached
+    this.worker.unref();
   }
 
   /**
@@ -62,11 +72,23 @@ export class Checkpointer {
   /** TRUNCATE checkpoints that found the background thread busy (they are tried again after the next commit). */
   busyCheckpoints = 0;
 
-  /** Stops the thread (its connection closes) and restores automatic checkpoints on the connection. */
-  stop(): void {
-    if (this.stopped) return;
+  /**
+   * Stops the thread and waits, synchronously and for at most `timeoutMs`, until its connection to
+   * the file is closed; then restores automatic checkpoints on the owner's connection. Returns false
+   * if the thread did not confirm in time (it is then terminated). After a true return nothing of
+   * this checkpointer touches the file any more, so the owner may close, delete or replace it.
+   */
+  stop(timeoutMs = 15_000): boolean {
+    if (this.stopped) return Atomics.load(this.closed, 0) === 1;
     this.stopped = true;
     this.worker.postMessage('stop');
+    // the thread runs its own event loop: blocking this one does not keep it from answering
+    const ok = Atomics.wait(this.closed, 0, 0, timeoutMs) !== 'timed-out';
+    if (!ok) {
+      if (!this.error) this.error = `checkpoint thread did not stop within ${timeoutMs} ms`;
+      void this.worker.terminate();
+    }
     if (this.db.open) this.db.pragma('wal_autocheckpoint = 16384');
+    return ok;
   }
 }

@@ -1,45 +1,11 @@
+import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { TopicrawlError } from '../errors.js';
 import { Checkpointer } from './checkpointer.js';
-import { DDL, MIGRATIONS, REVISIT_LM_COLUMNS, SCHEMA_VERSION, UrlState } from './schema.js';
+import { CrawlLock } from './crawl-lock.js';
+import { assertCrawlFileOrNothing, CRAWL_FILE_SIDES, openDatabase, storeError } from './open-database.js';
+import { UrlState } from './schema.js';
 import type { MetricsRow, PageOutcome, ResponseRecord, Store, StoreCounters } from './store.js';
-
-/** Opens (or creates) a crawl file. `readonly` opens an existing file for stats/export. */
-export function openDatabase(path: string, opts: { readonly?: boolean } = {}): Database.Database {
-  let db: Database.Database;
-  try {
-    db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
-    if (!opts.readonly) {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      // checkpoint (and sync) once the WAL holds 64 MB, not every 4 MB: a page's outcome updates a
-      // row anywhere in the file, so commits are many scattered pages (measured: +30% dequeues/s)
-      db.pragma('wal_autocheckpoint = 16384');
-    }
-    db.pragma('busy_timeout = 5000');
-    db.pragma('cache_size = -65536');
-    db.pragma('temp_store = MEMORY');
-    if (!opts.readonly) {
-      db.exec(DDL);
-      db.exec(MIGRATIONS);
-      const cols = db.prepare('PRAGMA table_info(urls)').all() as { name: string }[];
-      if (!cols.some((c) => c.name === 'fp')) db.exec('ALTER TABLE urls ADD COLUMN fp INTEGER');
-      // crawl files written before revisits kept Last-Modified evidence
-      const rcols = new Set((db.prepare('PRAGMA table_info(revisits)').all() as { name: string }[]).map((c) => c.name));
-      for (const [name, decl] of REVISIT_LM_COLUMNS) if (!rcols.has(name)) db.exec(`ALTER TABLE revisits ADD COLUMN ${name} ${decl}`);
-    }
-    const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
-    if (!row && !opts.readonly) {
-      db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
-    } else if (!row || Number(row.value) !== SCHEMA_VERSION) {
-      throw new TopicrawlError('E_STORE', `${path}: not a topicrawl crawl file of schema version ${SCHEMA_VERSION}`, { path });
-    }
-  } catch (err) {
-    if (err instanceof TopicrawlError) throw err;
-    throw new TopicrawlError('E_STORE', `${path}: cannot open crawl file: ${(err as Error).message}`, { path }, { cause: err });
-  }
-  return db;
-}
 
 /** {@link Store} on better-sqlite3 (synchronous, so a page's writes are one short transaction). */
 export class SqliteStore implements Store {
@@ -53,20 +19,40 @@ export class SqliteStore implements Store {
   private readonly commitEveryMs: number;
   private readonly commitEveryPages: number;
   private readonly checkpointer: Checkpointer | null = null;
+  private readonly lock: CrawlLock | null = null;
 
   /**
    * Group commit: page transactions are savepoints inside one SQLite transaction that is committed
    * every `commitEveryMs` (default 50) or `commitEveryPages` (default 64), whichever comes first, and
    * on close. Each page stays all-or-nothing; a crash loses at most the last group, whose pages are
    * simply fetched again on resume. `commitEveryMs: 0` commits every page.
+   *
+   * A writable store on a file holds the file's lock (crawl-lock.ts) until {@link SqliteStore.close}:
+   * a second writer, in this process or another, is refused with E_IN_USE. `fresh` starts the file
+   * over: once the lock is held and the file is known to be a crawl file (or nothing), the file and
+   * its side files are deleted.
    */
   constructor(
     readonly path: string,
-    opts: { readonly?: boolean; commitEveryMs?: number; commitEveryPages?: number; backgroundCheckpoint?: boolean } = {},
+    opts: { readonly?: boolean; commitEveryMs?: number; commitEveryPages?: number; backgroundCheckpoint?: boolean; fresh?: boolean } = {},
   ) {
     this.commitEveryMs = opts.commitEveryMs ?? 50;
     this.commitEveryPages = opts.commitEveryPages ?? 64;
-    this.db = openDatabase(path, opts);
+    const onDisk = path !== ':memory:' && path !== '';
+    if (!opts.readonly && onDisk) {
+      assertCrawlFileOrNothing(path); // refuse another application's file before making a lock file beside it
+      this.lock = CrawlLock.acquire(path);
+    }
+    try {
+      if (opts.fresh && onDisk && !opts.readonly) {
+        assertCrawlFileOrNothing(path);
+        for (const f of [path, ...CRAWL_FILE_SIDES.map((x) => path + x)]) rmSync(f, { force: true, recursive: true });
+      }
+      this.db = openDatabase(path, opts);
+    } catch (err) {
+      this.lock?.release();
+      throw err;
+    }
     const db = this.db;
     // a crawl's file: WAL checkpoints off the crawl's thread (checkpointer.ts)
     if (opts.backgroundCheckpoint && !opts.readonly && !db.memory) this.checkpointer = new Checkpointer(db);
@@ -122,6 +108,13 @@ export class SqliteStore implements Store {
       else if (!this.batchOpen) this.checkpointer?.afterCommit();
       return result;
     } catch (err) {
+      if (this.batchOpen && !this.db.inTransaction) {
+        // SQLite rolled the whole group back (a full disk, an I/O error): nothing left to commit
+        if (this.batchTimer) clearTimeout(this.batchTimer);
+        this.batchTimer = null;
+        this.batchOpen = false;
+        this.batchPages = 0;
+      }
       if (err instanceof TopicrawlError) throw err;
       if (err instanceof Database.SqliteError) {
         throw new TopicrawlError('E_STORE', `${this.path}: ${err.message}`, { path: this.path, sqlite: err.code }, { cause: err });
@@ -137,6 +130,7 @@ export class SqliteStore implements Store {
     if (!this.batchOpen) return;
     this.batchOpen = false;
     this.batchPages = 0;
+    if (!this.db.inTransaction) return; // rolled back by SQLite after a failure already reported
     try {
       this.db.exec('COMMIT');
       this.checkpointer?.afterCommit();
@@ -226,13 +220,40 @@ export class SqliteStore implements Store {
     return this.fetchSeq++;
   }
 
+  /**
+   * Commits, stops the checkpoint thread and waits until its connection is closed, checkpoints the
+   * whole WAL into the file and empties it (a copy of the file alone then holds every page), closes
+   * the connection and releases the lock. Everything is released even when a step fails (a full
+   * disk); the first failure is then thrown as E_STORE, as is a commit failure not yet reported.
+   */
   close(): void {
     if (!this.db.open) return;
-    this.commit();
-    this.checkpointer?.stop();
-    this.db.close();
+    let failure: unknown = this.deferred;
+    this.deferred = null;
+    const step = (fn: () => void) => {
+      try {
+        fn();
+      } catch (err) {
+        failure ??= err;
+      }
+    };
+    step(() => this.commit());
+    step(() => {
+      if (this.checkpointer && !this.checkpointer.stop()) throw new Error(this.checkpointer.error ?? 'the checkpoint thread did not stop');
+    });
+    step(() => {
+      if (!this.db.readonly && !this.db.memory && this.db.open) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        const [r] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+        if (r?.busy) throw new Error('the final checkpoint found the file busy; the WAL is kept (nothing is lost)');
+      }
+    });
+    step(() => this.db.close());
+    step(() => this.lock?.release());
+    if (failure) throw storeError(this.path, failure, 'closing the crawl file: ');
   }
 }
 
 export { UrlState };
+export { assertCrawlFileOrNothing, CRAWL_FILE_SIDES, openDatabase, storeError } from './open-database.js';
 export { compressBody, decompressBody } from './body-codec.js';

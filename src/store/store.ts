@@ -29,6 +29,10 @@ export interface Store {
   counters(): StoreCounters;
   /** Next fetch sequence number (continues across resumes). */
   nextFetchSeq(): number;
+  /**
+   * Commits and closes the file. When it returns, nothing of this store touches the file any more
+   * (background threads included), the WAL is folded into the file, and the file's lock is free.
+   */
   close(): void;
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { parse as parseYaml, stringify } from 'yaml';
@@ -129,6 +129,30 @@ describe('topicrawl eval (CLI, end to end on corpora/tobacco-demo)', () => {
       expect(e.stderr).toContain('unknown strategy "nope"');
       expect(e.stderr).toContain('[E_USAGE]');
       expect(existsSync(join(dir, 'e3'))).toBe(false);
+    });
+
+    it('an --out where results.json cannot be written: refused before the first crawl', async () => {
+      const bad = join(dir, 'e4');
+      mkdirSync(join(bad, 'results.json'), { recursive: true });
+      const e = await runCli(['eval', '--corpus', CORPUS, '--topic', TOPIC, '--budget', '5', '--strategies', 'breadth-first', '--out', bad]);
+      expectOneLine(e);
+      expect(e.stderr).toContain(`--out ${bad}: results.json there is not a file`);
+      expect(e.stderr).toContain('[E_USAGE]');
+      expect(readdirSync(bad)).toEqual(['results.json']); // no crawl file: nothing ran
+      const file = join(dir, 'e5');
+      writeFileSync(file, 'a file, not a folder');
+      const f = await runCli(['eval', '--corpus', CORPUS, '--topic', TOPIC, '--budget', '5', '--strategies', 'breadth-first', '--out', file]);
+      expectOneLine(f);
+      expect(f.stderr).toContain('it exists and is not a folder');
+    });
+
+    it('a crawl that fetched no page is an error, not a row of zeros', async () => {
+      const e = await runCli(['eval', '--corpus', CORPUS, '--topic', TOPIC, '--budget', '5', '--strategies', 'breadth-first',
+        '--seeds', 'http://www.tobacco-info.example/no-such-page.html', '--out', join(dir, 'e6')]);
+      expectOneLine(e);
+      expect(e.stderr).toContain('the breadth-first crawl fetched no page (1 attempts, none answered 2xx)');
+      expect(e.stderr).toContain('[E_CONFIG]');
+      expect(existsSync(join(dir, 'e6', 'results.json'))).toBe(false);
     });
   });
 });

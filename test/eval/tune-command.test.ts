@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import type { TuneResult } from '../../src/eval/tune-runner.js';
 import { withParams } from '../../src/eval/tune-runner.js';
 import { loadConfig } from '../../src/topic/config.js';
 import { loadTopicFile } from '../../src/topic/load-topic.js';
+import { startCli } from '../helpers/cli-process.js';
 import { runCli, type CliResult } from '../helpers/run-cli.js';
 import { suiteTmpDir } from '../helpers/tmp.js';
 
@@ -46,6 +47,7 @@ describe('topicrawl tune (CLI, end to end on corpora/tobacco-demo)', () => {
       expect(t.figures.fetched).toBe(BUDGET);
       expect(lines[i]).toContain(`trial ${i + 1}/${TRIALS}  x=${t.params.x.toFixed(2)} `);
       expect(lines[i]).toContain(`harvest ${t.figures.harvest_rate.toFixed(3)}`);
+      expect(lines[i]).toContain(`fetched ${t.figures.fetched}  auc ${t.figures.auc.toFixed(3)}`);
     });
     const bestScore = Math.max(...res.history.map((t) => t.score));
     expect(res.best.tuning.harvest_rate).toBe(bestScore);
@@ -159,5 +161,37 @@ describe('topicrawl tune (CLI, end to end on corpora/tobacco-demo)', () => {
       expectOneLine(both);
       expect(existsSync(out)).toBe(false);
     });
+
+    it('an --out that cannot be written, a crawl that fetched no page: refused (before the trials for --out)', async () => {
+      const folder = join(dir, 'a-folder');
+      mkdirSync(folder);
+      const f = await runCli(['tune', '--corpus', CORPUS, '--topic', TOPIC, '--trials', '2', '--budget', '5', '--out', folder]);
+      expectOneLine(f);
+      expect(f.stderr).toContain('it exists and is not a file');
+      expect(f.stderr).not.toContain('trial 1/');
+      const out = join(dir, 'e3.yaml');
+      const z = await runCli(['tune', '--corpus', CORPUS, '--topic', TOPIC, '--trials', '2', '--budget', '5', '--out', out,
+        '--validate-seeds', 'http://www.tobacco-info.example/no-such-page.html']);
+      expect(z.code).toBe(2);
+      expect(z.stderr).toContain('crawl fetched no page (1 attempts, none answered 2xx) from http://www.tobacco-info.example/no-such-page.html');
+      expect(z.stderr).toContain('[E_CONFIG]');
+      expect(existsSync(out)).toBe(false);
+    });
+  });
+
+  it('Ctrl-C stops it: exit 130, no tuned file, its temporary folder removed', async () => {
+    const tmp = join(dir, 'tmpdir');
+    mkdirSync(tmp);
+    const out = join(dir, 'interrupted.yaml');
+    const p = startCli(['tune', '--corpus', CORPUS, '--topic', TOPIC, '--trials', '200', '--budget', '30', '--out', out], { env: { TMPDIR: tmp } });
+    await p.waitFor(/trial 1\/200/);
+    expect(readdirSync(tmp).filter((f) => f.startsWith('topicrawl-tune-'))).toHaveLength(1); // its crawl files are there
+    p.child.kill('SIGINT');
+    const r = await p.done;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain('tune interrupted: no tuned file written');
+    expect(r.stderr).toContain('[E_INTERRUPTED]');
+    expect(readdirSync(tmp).filter((f) => f.startsWith('topicrawl-'))).toEqual([]); // (tsx keeps its cache there too)
+    expect(existsSync(out)).toBe(false);
   });
 });

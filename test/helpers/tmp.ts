@@ -1,12 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach } from 'vitest';
+import { afterAll, afterEach, onTestFinished } from 'vitest';
 
-/** A fresh temporary folder, removed after the current test. */
+/** A fresh temporary folder, removed after the current test (called inside a test or in a describe block). */
 export function tmpDir(prefix = 'topicrawl-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    onTestFinished(remove); // inside a test: an afterEach registered there would never run, and the folder stayed
+  } catch {
+    afterEach(remove);
+  }
   return dir;
 }
 

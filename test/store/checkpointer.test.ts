@@ -1,8 +1,11 @@
-import { statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Checkpointer } from '../../src/store/checkpointer.js';
 import { openDatabase, SqliteStore } from '../../src/store/sqlite-store.js';
+import { repoRoot } from '../helpers/crawl-corpus.js';
 import { suiteTmpDir } from '../helpers/tmp.js';
 
 const tmp = suiteTmpDir('checkpointer-');
@@ -65,4 +68,49 @@ describe('background WAL checkpoints', () => {
       db.close();
     }
   });
+
+  it('stop() returns once the thread has closed its connection; a store never closed does not keep its process alive', async () => {
+    const path = join(tmp, 'sync.db');
+    const db = openDatabase(path);
+    const cp = new Checkpointer(db, { everyMs: 10 });
+    expect(cp.stop()).toBe(true); // synchronous: the thread confirmed its connection closed
+    db.close();
+
+    // the process that never reached close() (a crawl's fatal error) must still end by itself
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/helpers/leave-store-open.ts'), join(tmp, 'open.db')], {
+      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000); // a hang ends here, and fails below
+    const [code, signal] = await new Promise<[number | null, string | null]>((r) => child.on('close', (c, s) => r([c, s])));
+    clearTimeout(timer);
+    expect(out).toBe('written\n');
+    expect(signal).toBeNull();
+    expect(code).toBe(0);
+  });
+
+  it('stop() waits for a thread slow to close: the owner\'s connection is then the last one, and its close removes the WAL', async () => {
+    // before, stop() only posted "stop": the thread's connection outlived the owner's close(), so
+    // that close was not the last one (no final checkpoint, the WAL left beside the file) and a
+    // thread was still on the file while the caller deleted or replaced it
+    const path = join(tmp, 'slow.db');
+    const db = openDatabase(path);
+    const cp = new Checkpointer(db, { everyMs: 10, closeDelayMs: 300 });
+    db.exec('CREATE TABLE scratch (id INTEGER PRIMARY KEY, v BLOB)');
+    const ins = db.prepare('INSERT INTO scratch (v) VALUES (?)');
+    const before = size(path);
+    for (let i = 0; i < 50; i++) ins.run(Buffer.alloc(20_000, i));
+    expect(await until(() => size(path) > before + 500_000, 10_000)).toBe(true); // the thread's connection is open and working
+    expect(cp.stop()).toBe(true);
+    db.close();
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const reader = new Database(path, { readonly: true });
+    try {
+      expect(reader.prepare('SELECT COUNT(*) FROM scratch').pluck().get()).toBe(50);
+    } finally {
+      reader.close();
+    }
+  });
 });
+

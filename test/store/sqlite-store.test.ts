@@ -20,17 +20,18 @@ describe('SqliteStore', () => {
     expect(tiny.codec).toBe('identity');
   });
 
-  it('refuses a file that is not a crawl file, with E_STORE', () => {
+  it('refuses a file that is not a crawl file (E_USAGE), and a crawl file of another schema version (E_STORE)', () => {
     const dir = tmpDir();
     const junk = join(dir, 'junk.db');
     writeFileSync(junk, 'not a database at all, not at all');
-    expect(() => new SqliteStore(junk)).toThrow(expect.objectContaining({ code: 'E_STORE' }));
+    expect(() => new SqliteStore(junk)).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
     const other = join(dir, 'other.db');
     const db = new Database(other);
     db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema_version', '999')");
     db.close();
     expect(() => new SqliteStore(other)).toThrow(/schema version/);
-    expect(() => openDatabase(join(dir, 'missing.db'), { readonly: true })).toThrow(expect.objectContaining({ code: 'E_STORE' }));
+    expect(() => new SqliteStore(other)).toThrow(expect.objectContaining({ code: 'E_STORE' }));
+    expect(() => openDatabase(join(dir, 'missing.db'), { readonly: true })).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
   });
 
   it('adds the Last-Modified columns to the revisits of a file written before them, and reads old rows as believed', () => {

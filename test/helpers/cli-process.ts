@@ -1,0 +1,83 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { repoRoot } from './crawl-corpus.js';
+
+/** The end of a `topicrawl` child process. */
+export interface ProcessResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A running `topicrawl` child process: its output so far, a wait for a line, and its end. */
+export interface CliProcess {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves when stderr (or stdout) matches `re`; rejects if the process ends first. */
+  waitFor(re: RegExp): Promise<void>;
+  done: Promise<ProcessResult>;
+}
+
+/**
+ * Starts the real `topicrawl` bin in a child process: for what only a process shows (exit codes
+ * after a signal or a kill, two processes on one file, a process that must not hang). Killed with
+ * SIGKILL after `timeoutMs` (default 60 s), so a hang ends the test instead of the suite.
+ */
+export function startCli(args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): CliProcess {
+  const child = spawn(process.execPath, [join(repoRoot, 'bin/topicrawl.js'), ...args], {
+    cwd: opts.cwd ?? repoRoot,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiters: { re: RegExp; resolve: () => void; reject: (e: Error) => void }[] = [];
+  const check = () => {
+    for (const w of [...waiters]) {
+      if (w.re.test(stderr) || w.re.test(stdout)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    check();
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    check();
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+  const done = new Promise<ProcessResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      for (const w of waiters.splice(0)) w.reject(new Error(`process ended (code ${code}, signal ${signal}) before ${w.re}: ${stderr.slice(-500)}`));
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return {
+    child,
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    waitFor: (re) =>
+      new Promise<void>((resolve, reject) => {
+        waiters.push({ re, resolve, reject });
+        check();
+      }),
+    done,
+  };
+}
+
+/** Runs the real `topicrawl` bin in a child process to its end. */
+export function runCliProcess(args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<ProcessResult> {
+  return startCli(args, opts).done;
+}
