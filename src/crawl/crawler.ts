@@ -123,6 +123,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
           }
           if (next.kind === 'empty' && this.inFlight.size === 0) break;
           if (next.kind === 'wait') waitUntil = next.until;
+          if (next.kind === 'hold') waitUntil = next.until ?? Infinity; // a release wakes the loop
         }
         await this.sleep(waitUntil - Date.now());
       }
