@@ -6,6 +6,7 @@ import { RobotsCache } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
 import type { FrontierItem } from '../frontier/frontier.js';
 import type { SqliteFrontier } from '../frontier/sqlite-frontier.js';
+import { crawlTotals } from '../store/crawl-report.js';
 import { UrlState } from '../store/schema.js';
 import type { SqliteStore } from '../store/sqlite-store.js';
 import type { Strategy } from '../strategy/strategy.js';
@@ -73,8 +74,8 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       threshold: cfg.relevance.threshold, maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,
       normalize: normalizeOptions(cfg),
     };
-    this.stats = new CrawlStats(this.store.counters(), Date.now);
     seedFrontier(this.frontier, this.strategy, cfg.seeds, this.store, normalizeOptions(cfg));
+    this.stats = new CrawlStats(this.store.counters(), Date.now); // after the seeds: they are known URLs
   }
 
   /** The ordering strategy in use (read-only: for tests and `explain`-style reports of its figures). */
@@ -152,10 +153,12 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
 
   private summary(reason: StopReason): CrawlSummary {
     const s = this.stats.snapshot(this.frontier.size());
+    // the crawl file's figures as `topicrawl stats` reads them (one query, one definition of each)
+    const t = crawlTotals(this.store.db);
     return {
       reason, db: this.opts.dbPath, topic: this.opts.config.name, strategy: this.strategy.name, resumed: this.resumed,
-      fetched: s.fetched, fetchedThisRun: this.stats.fetchedThisRun, relevant: s.relevant, harvest: s.harvest,
-      errors: s.errors, bytes: s.bytes, frontier: s.frontier, pruned: s.pruned, known: this.stats.known,
+      fetched: t.fetched, fetchedThisRun: this.stats.fetchedThisRun, relevant: t.relevant, harvest: t.harvest,
+      errors: t.errors, bytes: t.bytes, frontier: t.queued, pruned: t.pruned, known: t.known,
       discoveryRate: s.discoveryRate, elapsedMs: s.elapsedMs, pagesPerSec: s.pagesPerSec, suspendedHosts: [...this.suspended],
     };
   }
