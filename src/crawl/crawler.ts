@@ -280,9 +280,15 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private recordFailure(item: FrontierItem, err: unknown): void {
     const o = toOutcome(err);
     try {
-      this.store.recordOutcome({
-        urlId: item.id, state: UrlState.FAILED, status: 0, error: o.code, relevance: null, relevant: null, contentHash: null,
-        fetchedAt: Date.now(), fetchSeq: this.store.nextFetchSeq(), fetchPriority: item.priority, note: o.message.slice(0, 500),
+      this.store.transaction(() => {
+        this.store.recordOutcome({
+          urlId: item.id, state: UrlState.FAILED, status: 0, error: o.code, relevance: null, relevant: null, contentHash: null,
+          fetchedAt: Date.now(), fetchSeq: this.store.nextFetchSeq(), fetchPriority: item.priority, note: o.message.slice(0, 500),
+        });
+        // the strategy hears of every page with a fetch_seq, as the resume replay (fetchHistory) does
+        this.strategy.onLinksStored?.({ id: item.id, url: item.url, depth: item.depth, life: item.life, priority: item.priority, relevance: null, relevant: false }, [], []);
+        const updates = this.strategy.takeUpdates?.();
+        if (updates?.length) this.frontier.reprioritize(updates);
       });
       this.stats.page({ relevant: false, error: true, bytes: 0, newUrls: 0, pruned: 0 });
       this.emit('warn', { code: o.code, message: o.message, url: item.url });
