@@ -57,10 +57,7 @@ describe('a concurrent crawl', () => {
     // 4 at a time: a poor page may go only once fewer than 3 good pages wait behind the one in
     // flight, so the first 6 recorded are the hub and the best 5 good pages, in order
     expect(concurrent.rows.slice(0, 6).map((r) => r.url)).toEqual(['http://hub.test/', ...GOOD.slice(0, 5)]);
-    const seqOf = new Map(concurrent.rows.map((r) => [r.url, r.fetch_seq]));
-    // and every good page goes before the poor pages but at most the one in flight beside it
-    const lastGood = Math.max(...GOOD.map((u) => seqOf.get(u)!));
-    expect(POOR.filter((u) => seqOf.get(u)! < lastGood).length).toBeLessThanOrEqual(2);
+    // (after that, good pages and poor ones are in flight together, and timing decides which is recorded first)
     // priorities handed out: every good page ranks above every poor page
     const prio = new Map(concurrent.rows.map((r) => [r.url, r.priority]));
     expect(Math.min(...GOOD.map((u) => prio.get(u)!))).toBeGreaterThan(Math.max(...POOR.map((u) => prio.get(u)!)));
