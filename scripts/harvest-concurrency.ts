@@ -43,7 +43,7 @@ const SETS: Record<string, { corpus: string; prefix: string }> = {
   webkb: { corpus: 'corpora/webkb', prefix: 'webkb-' },
 };
 
-interface Row { set: string; topic: string; perHost: string; harvest: Record<number, number>; auc: Record<number, number> }
+interface Row { set: string; topic: string; perHost: string; harvest: Record<number, number>; auc: Record<number, number>; pagesPerSec: Record<number, number> }
 const rows: Row[] = [];
 const dbRoot = mkdtempSync(join(tmpdir(), 'harvest-concurrency-'));
 try {
@@ -62,19 +62,24 @@ try {
         const topic = loadConfig(join(root, 'topics', t));
         const label = evaluationLabel(topic, corpus);
         for (const mode of perHostModes) {
-          const row: Row = { set, topic: topic.name, perHost: mode, harvest: {}, auc: {} };
+          const row: Row = { set, topic: topic.name, perHost: mode, harvest: {}, auc: {}, pagesPerSec: {} };
           for (const n of levels) {
             const config = mode === 'N' ? buildConfig(topic, { set: [`politeness.per_host_concurrency=${n}`] }) : topic;
             let h = 0;
             let u = 0;
+            let wall = 0;
+            let pages = 0;
             for (let i = 0; i < repeat; i++) {
               const r = await runStrategyOnCorpus({ server, corpus, config, budget, label, concurrency: n, dbPath: join(dbRoot, `${set}-${t}-${mode}-${n}-${i}.db`) });
               h += r.harvest_rate / repeat;
               u += r.auc / repeat;
+              wall += r.wall_s;
+              pages += r.fetched;
             }
             row.harvest[n] = h;
             row.auc[n] = u;
-            process.stderr.write(`${set}/${topic.name} per-host ${mode === 'N' ? n : 1} concurrency ${n}: harvest ${h.toFixed(3)} auc ${u.toFixed(3)}\n`);
+            row.pagesPerSec[n] = pages / wall;
+            process.stderr.write(`${set}/${topic.name} per-host ${mode === 'N' ? n : 1} concurrency ${n}: harvest ${h.toFixed(3)} auc ${u.toFixed(3)} ${(pages / wall).toFixed(0)} pages/s\n`);
           }
           rows.push(row);
         }
@@ -101,6 +106,13 @@ if (a.json) {
       for (const r of rs) process.stdout.write(line(`${set}/${r.topic}`, mode, (n) => r.harvest[n], (n) => r.auc[n]));
       const mean = (f: (r: Row) => number) => rs.reduce((t, r) => t + f(r), 0) / rs.length;
       process.stdout.write(line(`**${set} mean**`, mode, (n) => mean((r) => r.harvest[n]), (n) => mean((r) => r.auc[n])));
+    }
+  }
+  process.stdout.write(`\npages/s (mean over the topics; wall time of each crawl, corpus server in the same process)\n\n| set | per host | ${levels.map((n) => `c=${n}`).join(' | ')} |\n|---|---|${levels.map(() => '---').join('|')}|\n`);
+  for (const set of new Set(rows.map((r) => r.set))) {
+    for (const mode of perHostModes) {
+      const rs = rows.filter((r) => r.set === set && r.perHost === mode);
+      process.stdout.write(`| ${set} | ${mode} | ${levels.map((n) => (rs.reduce((t, r) => t + r.pagesPerSec[n], 0) / rs.length).toFixed(0)).join(' | ')} |\n`);
     }
   }
 }
