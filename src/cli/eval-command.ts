@@ -19,6 +19,8 @@ export interface EvalArgs {
   out?: string;
   json?: boolean;
   randomSeed?: number;
+  /** Requests in flight in every crawl (default 1). */
+  concurrency?: number;
   /** `--set key.path=value` overrides of the topic. */
   set?: string[];
 }
@@ -50,8 +52,14 @@ export function formatEvalTable(r: EvalResults): string {
     name, s.fetched, s.relevant, pct(s.harvest_rate), pct(s.target_recall), s.auc.toFixed(3),
     rel(s, bfs, (x) => `×${x.toFixed(2)}`), rel(s, oracle, (x) => `${(x * 100).toFixed(0)}%`), s.wall_s.toFixed(1),
   ]);
-  const head = `eval: topic ${r.topic}, corpus ${r.corpus}, label "${r.label}" (${r.relevant_in_corpus} relevant pages), budget ${r.budget} pages`;
+  const head = `eval: topic ${r.topic}, corpus ${r.corpus}, label "${r.label}" (${r.relevant_in_corpus} relevant pages), budget ${r.budget} pages, ${inFlightText(r)}`;
   return `${head}\n${table(['strategy', 'fetched', 'relevant', 'harvest', 'recall', 'auc', 'vs breadth-first', '% of oracle', 'wall s'], rows)}`;
+}
+
+/** "1 request in flight" or "16 requests in flight (1 per host)". */
+export function inFlightText(r: Pick<EvalResults, 'concurrency' | 'per_host_concurrency'>): string {
+  const n = r.concurrency ?? 1;
+  return n === 1 ? '1 request in flight' : `${n} requests in flight (${r.per_host_concurrency ?? 1} per host)`;
 }
 
 function reportMeta(args: EvalArgs, config: Config, seeds: string[]): ReportMeta {
@@ -80,6 +88,7 @@ export async function runEvalCommand(args: EvalArgs, out: { log: (s: string) => 
   checkOutDir(outDir, ['results.json', 'report.html'], '--out'); // before the crawls, not after them
   const results = await runEval({
     config, corpusDir: args.corpus, strategies: splitList(args.strategies), budget: args.budget, seeds, dbDir: outDir, randomSeed: args.randomSeed,
+    concurrency: args.concurrency,
     onResult: (name, s, i, n) =>
       progress(`[eval] ${i}/${n} ${name}: ${s.fetched} fetched, harvest ${pct(s.harvest_rate)}, recall ${pct(s.target_recall)}, auc ${s.auc.toFixed(3)}, ${s.wall_s.toFixed(1)} s`),
   });

@@ -204,17 +204,19 @@ await yargs(hideBin(process.argv))
           out: { type: 'string', describe: 'folder for results.json, report.html and one <strategy>.db per strategy (default: eval-out/<topic>-<corpus>)' },
           json: { type: 'boolean', describe: 'print results.json on stdout instead of the table' },
           'random-seed': { type: 'number', default: 1, describe: 'seed of the random strategy' },
+          concurrency: { type: 'number', default: 1, describe: 'requests in flight (per host: the topic\'s per_host_concurrency, at most this)' },
           set: commonCrawl.set,
         })
         .epilogue(
           'Every strategy crawls through the real crawl loop from the same seeds with the same budget, politeness off ' +
-            '(no delay, robots.txt Crawl-delay ignored, its rules honoured) and one request in flight, so each order is ' +
-            'exactly the strategy\'s own and a run repeats. oracle knows the labels (labelled URLs first): the ceiling; random: the floor.',
+            '(no delay, robots.txt Crawl-delay ignored, its rules honoured) and one request in flight unless --concurrency says more, ' +
+            'so each order is exactly the strategy\'s own and a run repeats. oracle knows the labels (labelled URLs first): the ceiling; random: the floor.',
         ),
     act(async (a) => {
       const { runEvalCommand } = await import('./eval-command.js');
       await runEvalCommand(
-        { corpus: a.corpus, topic: a.topic, strategies: a.strategies, budget: a.budget, seeds: a.seeds, out: a.out, json: a.json, randomSeed: a['random-seed'], set: a.set },
+        { corpus: a.corpus, topic: a.topic, strategies: a.strategies, budget: a.budget, seeds: a.seeds, out: a.out, json: a.json, randomSeed: a['random-seed'], set: a.set,
+          concurrency: a.concurrency },
         out,
         (s) => process.stderr.write(`${s}\n`),
       );

@@ -25,9 +25,10 @@ export function runStats(args: { db: string; json?: boolean }, out: { log: (s: s
       [
         `crawl file         ${args.db}`,
         `topic              ${t.topic ?? '?'} (strategy ${t.strategy ?? '?'}, created ${t.createdAt ?? '?'})`,
-        `pages fetched      ${t.fetched} (+${t.failed} failed attempts)${spanS > 0 ? `, over ${spanS.toFixed(1)} s` : ''}`,
-        `estimated harvest  ${(t.harvest * 100).toFixed(1)}% (${t.relevant} relevant of ${t.fetched + t.failed})`,
-        `frontier           ${t.queued} queued, ${t.pruned} pruned, ${t.skipped} skipped (robots/scope)`,
+        `pages fetched      ${t.fetched} (${t.failed} without a response)${spanS > 0 ? `, over ${spanS.toFixed(1)} s` : ''}`,
+        `estimated harvest  ${(t.harvest * 100).toFixed(1)}% (${t.relevant} relevant of ${t.fetched})`,
+        `errors             ${t.errors} (pages whose outcome carries an error code)`,
+        `frontier           ${t.queued} queued, ${t.pruned} pruned by Fish life, ${t.skipped} skipped (robots/scope)`,
         `known URLs         ${t.known} on ${t.hosts} hosts, ${t.links} links`,
         `discovery rate     ${t.discoveryRate.toFixed(2)} new URLs per fetched page`,
         `bytes              ${t.bytes} fetched, ${t.storedBytes} stored (compressed)`,

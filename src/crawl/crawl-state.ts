@@ -39,7 +39,9 @@ export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy,
     if (!resumed) store.setMeta('created_at', new Date().toISOString());
     store.setMeta('suspended_hosts', '[]'); // suspensions last one run
     strategy ??= createStrategy(cfg.strategy.name, { ...cfg.strategy, location: cfg.location });
-    frontier = new SqliteFrontier(store.db, { delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency });
+    frontier = new SqliteFrontier(store.db, {
+      delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency, concurrency: cfg.politeness.concurrency,
+    });
     const maxPriority = (store.db.prepare('SELECT MAX(priority) AS m FROM urls').get() as { m: number | null }).m;
     if (maxPriority !== null) strategy.resume?.({ maxPriority, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db), queued: () => queuedUrls(store.db) });
     const hostFetched = new Map<number, number>();

@@ -6,6 +6,7 @@ import { RobotsCache } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
 import type { FrontierItem } from '../frontier/frontier.js';
 import type { SqliteFrontier } from '../frontier/sqlite-frontier.js';
+import { crawlTotals } from '../store/crawl-report.js';
 import { UrlState } from '../store/schema.js';
 import { storeError, type SqliteStore } from '../store/sqlite-store.js';
 import type { Strategy } from '../strategy/strategy.js';
@@ -78,8 +79,8 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       threshold: cfg.relevance.threshold, maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,
       normalize: normalizeOptions(cfg),
     };
-    this.stats = new CrawlStats(this.store.counters(), Date.now);
     seedFrontier(this.frontier, this.strategy, cfg.seeds, this.store, normalizeOptions(cfg));
+    this.stats = new CrawlStats(this.store.counters(), Date.now); // after the seeds: they are known URLs
   }
 
   /** The ordering strategy in use (read-only: for tests and `explain`-style reports of its figures). */
@@ -128,6 +129,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
           }
           if (next.kind === 'empty' && this.inFlight.size === 0) break;
           if (next.kind === 'wait') waitUntil = next.until;
+          if (next.kind === 'hold') waitUntil = next.until ?? Infinity; // a release wakes the loop
         }
         await this.sleep(waitUntil - Date.now());
       }
@@ -171,10 +173,12 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
 
   private summary(reason: StopReason): CrawlSummary {
     const s = this.stats.snapshot(this.frontier.size());
+    // the crawl file's figures as `topicrawl stats` reads them (one query, one definition of each)
+    const t = crawlTotals(this.store.db);
     return {
       reason, db: this.opts.dbPath, topic: this.opts.config.name, strategy: this.strategy.name, resumed: this.resumed,
-      fetched: s.fetched, fetchedThisRun: this.stats.fetchedThisRun, relevant: s.relevant, harvest: s.harvest,
-      errors: s.errors, bytes: s.bytes, frontier: s.frontier, pruned: s.pruned, known: this.stats.known,
+      fetched: t.fetched, fetchedThisRun: this.stats.fetchedThisRun, relevant: t.relevant, harvest: t.harvest,
+      errors: t.errors, bytes: t.bytes, frontier: t.queued, pruned: t.pruned, known: t.known,
       discoveryRate: s.discoveryRate, elapsedMs: s.elapsedMs, pagesPerSec: s.pagesPerSec, suspendedHosts: [...this.suspended],
       unreachable: this.attempted && !this.reached,
     };
@@ -309,9 +313,15 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private recordFailure(item: FrontierItem, err: unknown): void {
     const o = toOutcome(err);
     try {
-      this.store.recordOutcome({
-        urlId: item.id, state: UrlState.FAILED, status: 0, error: o.code, relevance: null, relevant: null, contentHash: null,
-        fetchedAt: Date.now(), fetchSeq: this.store.nextFetchSeq(), fetchPriority: item.priority, note: o.message.slice(0, 500),
+      this.store.transaction(() => {
+        this.store.recordOutcome({
+          urlId: item.id, state: UrlState.FAILED, status: 0, error: o.code, relevance: null, relevant: null, contentHash: null,
+          fetchedAt: Date.now(), fetchSeq: this.store.nextFetchSeq(), fetchPriority: item.priority, note: o.message.slice(0, 500),
+        });
+        // the strategy hears of every page with a fetch_seq, as the resume replay (fetchHistory) does
+        this.strategy.onLinksStored?.({ id: item.id, url: item.url, depth: item.depth, life: item.life, priority: item.priority, relevance: null, relevant: false }, [], []);
+        const updates = this.strategy.takeUpdates?.();
+        if (updates?.length) this.frontier.reprioritize(updates);
       });
       this.stats.page({ relevant: false, error: true, bytes: 0, newUrls: 0, pruned: 0 });
       this.emit('warn', { code: o.code, message: o.message, url: item.url });

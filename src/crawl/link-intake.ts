@@ -15,6 +15,8 @@ export interface IntakeResult {
   /** URLs seen for the first time (queued or pruned). */
   added: number;
   pruned: number;
+  /** Pruned URLs queued again (a better parent gave them life). */
+  revived: number;
   /** New URLs left out because they are too deep. */
   tooDeep: number;
 }
@@ -52,6 +54,7 @@ export function intakeLinks(deps: IntakeDeps, page: PageInfo, found: AnalyzedLin
   const changes: UrlChange[] = [];
   const links: { toId: number; anchor: string }[] = new Array(infos.length);
   let pruned = 0;
+  let revived = 0;
   infos.forEach((info, j) => {
     const dec = decisions[j];
     const k = info.known;
@@ -73,7 +76,10 @@ export function intakeLinks(deps: IntakeDeps, page: PageInfo, found: AnalyzedLin
     if (dec && !dec.prune) {
       change.priority = dec.priority;
       change.life = dec.life;
-      if (k.state === UrlState.PRUNED) change.state = UrlState.QUEUED;
+      if (k.state === UrlState.PRUNED) {
+        change.state = UrlState.QUEUED;
+        revived++;
+      }
     }
     changes.push(change);
   });
@@ -81,5 +87,5 @@ export function intakeLinks(deps: IntakeDeps, page: PageInfo, found: AnalyzedLin
   ids.forEach((id, n) => (links[addAt[n]] = { toId: id, anchor: infos[addAt[n]].anchor }));
   deps.frontier.update(changes);
   deps.strategy.onLinksStored?.(page, infos, links.map((l) => l.toId));
-  return { links, added: adds.length, pruned, tooDeep };
+  return { links, added: adds.length, pruned, revived, tooDeep };
 }

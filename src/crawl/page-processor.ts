@@ -31,6 +31,7 @@ export interface ProcessedPage {
   relevant: boolean;
   error: boolean;
   newUrls: number;
+  /** change in the number of pruned URLs: new ones pruned, less pruned ones revived */
   pruned: number;
 }
 
@@ -95,7 +96,7 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
         const out = intakeLinks({ frontier: deps.frontier, strategy: deps.strategy, maxDepth: deps.maxDepth }, page, analysis.links);
         store.recordLinks(item.id, out.links);
         newUrls += out.added;
-        pruned += out.pruned;
+        pruned += out.pruned - out.revived;
       }
       if (analysis.canonical) notes.push(`canonical ${analysis.canonical}`);
       if (analysis.noindex) notes.push('noindex');
@@ -112,7 +113,8 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
     if (updates?.length) deps.frontier.reprioritize(updates);
   });
 
-  const isError = res.status === 0 || res.status >= 400 || (error !== null && error.startsWith('E_REDIRECT'));
+  // an error is an outcome recorded with an error code (the store's definition, see crawlTotals)
+  const isError = error !== null;
   return {
     event: {
       url: item.url, status: res.status, depth: item.depth, relevance, relevant: relevance === null ? null : relevant,

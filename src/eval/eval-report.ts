@@ -243,7 +243,7 @@ export function renderReport(results: EvalResults, meta: ReportMeta): string {
 <main>
 <header>
 <h1>Harvest report: ${escapeHtml(results.topic)}</h1>
-<p class="facts-line"><span>corpus <b>${escapeHtml(results.corpus)}</b></span><span>label <b>${escapeHtml(results.label)}</b></span><span>budget <b>${int(num(results.budget))}</b> pages</span><span>relevant in corpus <b>${int(R)}</b></span><span>${escapeHtml(formatDate(meta.generatedAt ?? ''))}</span></p>
+<p class="facts-line"><span>corpus <b>${escapeHtml(results.corpus)}</b></span><span>label <b>${escapeHtml(results.label)}</b></span><span>budget <b>${int(num(results.budget))}</b> pages</span><span>relevant in corpus <b>${int(R)}</b></span><span>in flight <b>${int(num(results.concurrency ?? 1))}</b> (per host <b>${int(num(results.per_host_concurrency ?? 1))}</b>)</span><span>${escapeHtml(formatDate(meta.generatedAt ?? ''))}</span></p>
 ${summary(results, names)}
 </header>
 <section id="explain"><h2>What the numbers mean</h2>

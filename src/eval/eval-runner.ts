@@ -16,12 +16,23 @@ import { createOracle, createRandom, EVAL_ONLY_STRATEGIES } from './eval-strateg
 import type { EvalResults, StrategyResult } from './eval-types.js';
 
 /**
- * Requests in flight during an evaluation crawl (in all and per host). One: each page's links are
- * scored and queued before the next URL is chosen, so every strategy's order is exactly its own
- * (with more in flight, a best-first crawl picks URLs before the links of pages still in flight
- * are known, and timing decides the order) and a run repeats exactly.
+ * Requests in flight during an evaluation crawl unless `--concurrency` says otherwise. One: each
+ * page's links are scored and queued before the next URL is chosen, so every strategy's order is
+ * exactly its own (with more in flight, a best-first crawl picks URLs before the links of pages
+ * still in flight are known, and timing decides the order) and a run repeats exactly.
  */
 export const EVAL_CONCURRENCY = 1;
+
+/** Requests in flight per host in an evaluation crawl at `concurrency`: the topic's, at most `concurrency`. */
+export function evalPerHostConcurrency(config: Config, concurrency: number): number {
+  return Math.min(config.politeness.per_host_concurrency, concurrency);
+}
+
+/** E_USAGE unless `n` is a whole number of requests in flight, at least 1. */
+export function checkConcurrency(n: number): number {
+  if (!Number.isInteger(n) || n < 1) throw new TopicrawlError('E_USAGE', `--concurrency ${n}: expected a whole number of requests in flight, at least 1`, { flag: '--concurrency' });
+  return n;
+}
 
 /** The strategies `eval` runs when none are named. */
 export const DEFAULT_EVAL_STRATEGIES = ['default', 'breadth-first', 'best-first', 'shark', 'oracle', 'random'];
@@ -32,12 +43,13 @@ export const DEFAULT_RANDOM_SEED = 1;
 /**
  * The configuration an evaluation crawl runs with: the given one with the page budget set and
  * politeness off (no delay between requests, robots.txt Crawl-delay ignored by the runner, rules
- * still honoured) and {@link EVAL_CONCURRENCY} request in flight.
+ * still honoured) and `concurrency` requests in flight (default {@link EVAL_CONCURRENCY}), per host
+ * the topic's `per_host_concurrency` (at most `concurrency`), as `crawl` would.
  */
-export function evalConfig(config: Config, budget: number): Config {
+export function evalConfig(config: Config, budget: number, concurrency: number = EVAL_CONCURRENCY): Config {
   const t = structuredClone(config) as Record<string, unknown> & { limits: Record<string, unknown>; politeness: Record<string, unknown> };
   t.limits = { ...t.limits, max_pages: budget };
-  t.politeness = { ...t.politeness, delay_ms: 0, concurrency: EVAL_CONCURRENCY, per_host_concurrency: EVAL_CONCURRENCY };
+  t.politeness = { ...t.politeness, delay_ms: 0, concurrency, per_host_concurrency: evalPerHostConcurrency(config, concurrency) };
   return buildConfig(t as unknown as Config);
 }
 
@@ -100,6 +112,8 @@ export interface StrategyRunOptions {
   dbPath: string;
   /** Aborting it stops the crawl gracefully (as Ctrl-C does a crawl); the result is then partial. */
   signal?: AbortSignal;
+  /** Requests in flight (default {@link EVAL_CONCURRENCY}). */
+  concurrency?: number;
 }
 
 /**
@@ -111,7 +125,7 @@ export interface StrategyRunOptions {
  * neither is a figure.
  */
 export async function runStrategyOnCorpus(o: StrategyRunOptions): Promise<StrategyResult> {
-  const config = evalConfig(o.config, o.budget);
+  const config = evalConfig(o.config, o.budget, o.concurrency);
   const truth = truthSet(o.corpus, o.label, config);
   const started = performance.now();
   const crawler = new Crawler({
@@ -177,6 +191,8 @@ export interface EvalOptions {
   dbDir: string;
   /** Seed of the random strategy; default {@link DEFAULT_RANDOM_SEED}. */
   randomSeed?: number;
+  /** Requests in flight in every crawl (default {@link EVAL_CONCURRENCY}). */
+  concurrency?: number;
   /** Called as each strategy finishes, with its position (1-based) and the count. */
   onResult?: (name: string, result: StrategyResult, index: number, total: number) => void;
 }
@@ -188,6 +204,7 @@ export interface EvalPlan {
   budget: number;
   seeds: string[];
   strategies: string[];
+  concurrency: number;
 }
 
 /** Checks the options and works out what to run, before anything starts. E_USAGE / E_CONFIG / E_CORPUS. */
@@ -196,6 +213,7 @@ export function planEval(o: EvalOptions): EvalPlan {
   const budget = o.budget ?? o.config.limits.max_pages;
   if (!Number.isInteger(budget) || budget < 1) throw new TopicrawlError('E_USAGE', `--budget ${budget}: expected a whole number of pages, at least 1`, { flag: '--budget' });
   if (o.randomSeed !== undefined && !Number.isInteger(o.randomSeed)) throw new TopicrawlError('E_USAGE', `--random-seed ${o.randomSeed}: expected a whole number`, { flag: '--random-seed' });
+  const concurrency = checkConcurrency(o.concurrency ?? EVAL_CONCURRENCY);
   const seeds = [...(o.seeds ?? o.config.seeds)];
   if (seeds.length === 0) throw new TopicrawlError('E_USAGE', '--seeds: name at least one URL', { flag: '--seeds' });
   for (const s of seeds) {
@@ -204,7 +222,7 @@ export function planEval(o: EvalOptions): EvalPlan {
   }
   const corpus = loadCorpus(o.corpusDir);
   const label = evaluationLabel(o.config, corpus);
-  return { corpus, label, budget, seeds, strategies };
+  return { corpus, label, budget, seeds, strategies, concurrency };
 }
 
 /** The configuration and strategy instance (if any) one named strategy runs with. */
@@ -228,12 +246,13 @@ export async function runEval(o: EvalOptions): Promise<EvalResults> {
   for (const name of plan.strategies) inspectCrawlFile(join(o.dbDir, `${name}.db`), true);
   const server = await startCorpusServer(o.corpusDir);
   const results: EvalResults = {
-    corpus: plan.corpus.meta.name, topic: base.name, label: plan.label, budget: plan.budget, relevant_in_corpus: truth.size, strategies: {},
+    corpus: plan.corpus.meta.name, topic: base.name, label: plan.label, budget: plan.budget, relevant_in_corpus: truth.size,
+    concurrency: plan.concurrency, per_host_concurrency: evalPerHostConcurrency(base, plan.concurrency), strategies: {},
   };
   try {
     for (const [i, name] of plan.strategies.entries()) {
       const { config, strategy } = strategySetup(name, base, truth, o.randomSeed ?? DEFAULT_RANDOM_SEED);
-      const r = await runStrategyOnCorpus({ server, corpus: plan.corpus, config, strategy, budget: plan.budget, label: plan.label, dbPath: join(o.dbDir, `${name}.db`) });
+      const r = await runStrategyOnCorpus({ server, corpus: plan.corpus, config, strategy, budget: plan.budget, label: plan.label, dbPath: join(o.dbDir, `${name}.db`), concurrency: plan.concurrency });
       results.strategies[name] = r;
       o.onResult?.(name, r, i + 1, plan.strategies.length);
     }

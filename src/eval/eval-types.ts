@@ -21,6 +21,10 @@ export interface EvalResults {
   budget: number;
   /** Pages of the corpus that carry the label. */
   relevant_in_corpus: number;
+  /** Requests in flight in every crawl (`--concurrency`, default 1). Absent in files written before it existed: 1. */
+  concurrency?: number;
+  /** Requests in flight per host: the topic's `politeness.per_host_concurrency`, at most `concurrency`. */
+  per_host_concurrency?: number;
   /** One entry per strategy, in the order they were run. */
   strategies: Record<string, StrategyResult>;
 }

@@ -8,7 +8,10 @@
  *   (use {@link Frontier.update} to change a queued URL's priority or revive a pruned one).
  * - {@link Frontier.next} never sleeps: it hands out the best URL among hosts that may be
  *   contacted now (politeness delay elapsed, per-host and global concurrency not exceeded),
- *   or says when to ask again, or that nothing is queued.
+ *   or says when to ask again, or that nothing is queued. With a global concurrency N, it keeps
+ *   best-first order across the requests in flight: it holds back a URL that N better URLs
+ *   outrank, counting the requests in flight and the queued URLs of hosts that only their own
+ *   requests in flight keep from being contacted (they may be asked again as soon as one ends).
  * - Every URL handed out must be given back with {@link Frontier.release}, after its outcome is
  *   recorded, so that its host can be scheduled again.
  * - State survives in the store: a URL handed out but never recorded is queued again on reopen.
@@ -103,4 +106,10 @@ export interface FrontierItem {
 export type NextResult =
   | { kind: 'url'; item: FrontierItem }
   | { kind: 'wait'; until: number }
+  /**
+   * URLs are ready, but the best of them ranks below `concurrency` better ones (in flight, or
+   * queued on hosts busy with their requests in flight): ask again when a request ends, or at
+   * `until` (a waiting host may be contacted then; null: none waits).
+   */
+  | { kind: 'hold'; until: number | null }
   | { kind: 'empty' };

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { Frontier, FrontierItem, KnownUrl, NewUrl, NextResult, UrlChange } from './frontier.js';
+import { BusyHosts } from './busy-hosts.js';
 import { type HostSlot, offerEntry, refillFront } from './host-queue.js';
 import { HostScheduler } from './host-scheduler.js';
 import { HostTable } from './host-table.js';
@@ -16,6 +17,12 @@ export interface SqliteFrontierOptions {
   delayMs: number;
   /** Requests in flight per host. */
   perHostConcurrency: number;
+  /**
+   * Requests in flight in all (the crawl's limit). When given, next() keeps best-first order across
+   * them: it holds back a URL that this many better URLs outrank (see {@link SqliteFrontier.next}).
+   * Default: no such limit, the best URL of a host that may be contacted is always handed out.
+   */
+  concurrency?: number;
   /** Best queued URLs of a host kept in memory (default 4): one store query per this many hand-outs. */
   candidatesPerHost?: number;
   /** Page cache of the on-disk queues, in MB (default 32); the rest of the queues stay on disk. */
@@ -48,6 +55,8 @@ export class SqliteFrontier implements Frontier {
   private readonly hosts: HostTable;
   private readonly scheduler: HostScheduler;
   private readonly inFlightIds = new Set<number>();
+  /** hosts with as many requests in flight as they may have: only a release makes them contactable */
+  private readonly busy: BusyHosts;
   private readonly cap: number;
   private queued = 0;
   private nextSeq = 1;
@@ -63,6 +72,7 @@ export class SqliteFrontier implements Frontier {
 
   constructor(private readonly db: Database.Database, private readonly opts: SqliteFrontierOptions) {
     this.cap = Math.max(1, opts.candidatesPerHost ?? 4);
+    this.busy = new BusyHosts(opts.perHostConcurrency);
     this.scheduler = new HostScheduler(opts.perHostConcurrency, () => this.hosts.size);
     this.st = prepareStatements(db);
     this.rows = new UrlRows(this.st);
@@ -245,8 +255,19 @@ export class SqliteFrontier implements Frontier {
     }
   }
 
+  /**
+   * The best URL of the hosts that may be contacted at `now`. With a global `concurrency` N, that
+   * URL is held back (`hold`) while N better ones are in flight or queued on hosts busy with their
+   * requests in flight (see {@link BusyHosts}): the free slot waits for them instead of going to a
+   * worse URL, so the URLs in flight are, as far as politeness lets them be, the N best.
+   */
   next(now: number): NextResult {
     for (let host = this.scheduler.popReady(now); host; host = this.scheduler.popReady(now)) {
+      const limit = this.opts.concurrency ?? Infinity;
+      if (this.busy.outnumbered(host.cands[0], now, this.inFlight(), limit, this.runs, this.isInFlight)) {
+        this.schedule(host); // still ready, with the same head
+        return { kind: 'hold', until: this.scheduler.nextWake() };
+      }
       const c = host.cands.shift()!;
       // an entry left behind by a change of priority or state, or a duplicate of one in flight, is dropped
       const taken = this.inFlightIds.has(c.id) ? undefined : (this.st.take.get(c.id) as UrlRow | undefined);
@@ -255,6 +276,7 @@ export class SqliteFrontier implements Frontier {
         this.queued--;
         this.inFlightIds.add(c.id);
         host.inFlight++;
+        this.busy.update(host);
         host.nextAt = Math.max(host.nextAt, now + host.delayMs);
       }
       if (host.cands.length === 0 && host.more) this.refill(host);
@@ -279,6 +301,7 @@ export class SqliteFrontier implements Frontier {
       this.st.unrecorded.run(item.id);
     } else if (!this.requeued.delete(item.id)) return; // not handed out, or released twice
     host.inFlight--;
+    this.busy.update(host);
     host.nextAt = Math.max(host.nextAt, now + host.delayMs);
     this.schedule(host);
   }

@@ -13,19 +13,33 @@ export interface HostStatusRow {
   delayMs: number | null;
 }
 
+/**
+ * The figures of a crawl file, read from it: `topicrawl stats` prints them and the crawl's
+ * end-of-run summary takes its figures from here too, so the two always agree.
+ */
 export interface CrawlTotals {
   topic: string | null;
   strategy: string | null;
   createdAt: string | null;
+  /** every URL the file knows, whatever its state (seeds, sitemap URLs and skipped ones included) */
   known: number;
+  /** pages with a recorded outcome (what the page budget counts), failed ones included */
   fetched: number;
+  /** of those, pages with no response (network errors, timeouts): state failed */
   failed: number;
+  /** of those, pages whose outcome carries an error code (no response, HTTP 4xx/5xx, a bad redirect) */
+  errors: number;
+  /** URLs waiting to be fetched (queued, or handed out when a crash stopped the crawl) */
   queued: number;
+  /** URLs pruned by Fish-Search life now (a pruned URL revived by a better parent is queued again) */
   pruned: number;
+  /** URLs never fetched: robots.txt, scope of a redirect target */
   skipped: number;
   relevant: number;
   scored: number;
+  /** relevant / fetched */
   harvest: number;
+  /** body bytes of the stored responses */
   bytes: number;
   storedBytes: number;
   hosts: number;
@@ -41,7 +55,8 @@ export function crawlTotals(db: Database.Database): CrawlTotals {
   const meta = (k: string) => (db.prepare('SELECT value FROM meta WHERE key = ?').get(k) as { value: string } | undefined)?.value ?? null;
   const u = db
     .prepare(
-      `SELECT COUNT(*) AS known, SUM(state = 2) AS fetched, SUM(state = 3) AS failed, SUM(state IN (0, 1)) AS queued,
+      `SELECT COUNT(*) AS known, SUM(state IN (2, 3)) AS fetched, SUM(state = 3) AS failed,
+              SUM(state IN (2, 3) AND error IS NOT NULL) AS errors, SUM(state IN (0, 1)) AS queued,
               SUM(state = 4) AS pruned, SUM(state = 5) AS skipped, SUM(relevant = 1) AS relevant, SUM(relevance IS NOT NULL) AS scored,
               MIN(fetched_at) AS first, MAX(fetched_at) AS last
        FROM urls`,
@@ -50,10 +65,10 @@ export function crawlTotals(db: Database.Database): CrawlTotals {
   const r = db.prepare('SELECT COALESCE(SUM(body_bytes), 0) AS b, COALESCE(SUM(LENGTH(body)), 0) AS s FROM responses').get() as { b: number; s: number };
   const hosts = (db.prepare('SELECT COUNT(*) AS n FROM hosts').get() as { n: number }).n;
   const links = (db.prepare('SELECT COUNT(*) AS n FROM links').get() as { n: number }).n;
-  const attempted = (u.fetched ?? 0) + (u.failed ?? 0);
+  const attempted = u.fetched ?? 0;
   return {
     topic: meta('topic'), strategy: meta('strategy'), createdAt: meta('created_at'),
-    known: u.known ?? 0, fetched: u.fetched ?? 0, failed: u.failed ?? 0, queued: u.queued ?? 0, pruned: u.pruned ?? 0,
+    known: u.known ?? 0, fetched: u.fetched ?? 0, failed: u.failed ?? 0, errors: u.errors ?? 0, queued: u.queued ?? 0, pruned: u.pruned ?? 0,
     skipped: u.skipped ?? 0, relevant: u.relevant ?? 0, scored: u.scored ?? 0,
     harvest: attempted ? (u.relevant ?? 0) / attempted : 0,
     bytes: r.b, storedBytes: r.s, hosts, links,

@@ -78,7 +78,7 @@ export class SqliteStore implements Store {
       ),
       counters: db.prepare(
         `SELECT
-           SUM(state IN (2, 3)) AS fetched, SUM(relevant = 1) AS relevant, SUM(state = 3 OR status >= 400) AS errors,
+           SUM(state IN (2, 3)) AS fetched, SUM(relevant = 1) AS relevant, SUM(state IN (2, 3) AND error IS NOT NULL) AS errors,
            COUNT(*) AS known, SUM(state = 0) AS queued, SUM(state = 4) AS pruned
          FROM urls`,
       ),

@@ -74,8 +74,7 @@ export class DirectoryYield {
   recorded(page: PageInfo, ids: readonly number[]): void {
     if (!this.enabled) return;
     this.untrack(page.id);
-    const redirect = page.relevance === null && ids.length > 0;
-    if (redirect) return;
+    if (isRedirect(page, ids)) return;
     const d = this.dir(page.url);
     this.dirOf.set(page.id, d);
     this.seen[d]++;
@@ -99,12 +98,22 @@ export class DirectoryYield {
     return out;
   }
 
-  /** Rebuilds the counts from the history, then the waiting URLs from their stored priorities. */
+  /**
+   * Rebuilds the counts from the history, then the waiting URLs from their stored priorities. Only
+   * the URLs a live crawl tracks are: seeds (and sitemap URLs) and links of pages; a redirect's
+   * target inherits the redirecting URL's priority and is not re-ranked live, so not here either.
+   */
   resume(state: ResumeState): void {
     if (!this.enabled) return;
-    for (const h of state.history()) this.recorded(h.page, h.outlinks);
+    const linked = new Uint8ById();
+    for (const s of state.seeds()) linked.set(s.id, 1);
+    for (const h of state.history()) {
+      this.recorded(h.page, h.outlinks);
+      if (!isRedirect(h.page, h.outlinks)) for (const id of h.outlinks) linked.set(id, 1);
+    }
     this.dirty.clear();
     for (const q of state.queued()) {
+      if (!linked.get(q.id)) continue;
       const f = this.factorFor(q.url);
       this.track(q.id, q.url, f > 0 ? q.priority / f : q.priority);
     }
@@ -144,6 +153,11 @@ export class DirectoryYield {
     if (n) this.prev.set(n, p);
     this.linked.set(id, 0);
   }
+}
+
+/** A recorded redirect: no relevance (not HTML) and its target's id as its one link. */
+function isRedirect(page: PageInfo, ids: readonly number[]): boolean {
+  return page.relevance === null && ids.length > 0;
 }
 
 /** host + path up to the last "/" of a URL (scheme, query and fragment dropped). */

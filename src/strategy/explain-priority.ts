@@ -68,6 +68,10 @@ export interface PriorityExplanation {
   status: number | null;
   relevance: number | null;
   relevant: boolean | null;
+  /** the error code recorded with its outcome (E_HTTP, E_CONNECT, E_ROBOTS, …), if any */
+  error: string | null;
+  /** the note recorded with it (the error's message, a redirect's target, duplicate content, …), if any */
+  note: string | null;
   life: number;
   maxLife: number;
   inlinks: number;
@@ -86,11 +90,11 @@ const STATE_NAMES = new Map<number, string>(Object.entries(UrlState).map(([k, v]
 type UrlRow = {
   id: number; url: string; state: number; depth: number; priority: number; life: number; parent_id: number | null; inlinks: number;
   inlink_score: number; hops: number; fetch_seq: number | null; fetch_priority: number | null; status: number | null;
-  relevance: number | null; relevant: number | null;
+  relevance: number | null; relevant: number | null; error: string | null; note: string | null;
 };
 
 const URL_COLUMNS =
-  'id, url, state, depth, priority, life, parent_id, inlinks, inlink_score, hops, fetch_seq, fetch_priority, status, relevance, relevant';
+  'id, url, state, depth, priority, life, parent_id, inlinks, inlink_score, hops, fetch_seq, fetch_priority, status, relevance, relevant, error, note';
 
 /** The configuration a crawl file was last run with (meta key `config`), rebuilt and frozen. */
 export function storedConfig(db: Database.Database): Config {
@@ -156,6 +160,8 @@ export function explainPriority(db: Database.Database, input: string): PriorityE
     status: row.status,
     relevance: row.relevance,
     relevant: row.relevant === null ? null : row.relevant === 1,
+    error: row.error,
+    note: row.note,
     life: row.life,
     maxLife: cfg.strategy.max_life,
     inlinks: row.inlinks,

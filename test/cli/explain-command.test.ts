@@ -152,6 +152,24 @@ describe('topicrawl explain', () => {
     expect(r.stdout).toContain('strategy breadth-first does not set the priority to I(p)');
   });
 
+  it('shows the error and note recorded with a URL\'s outcome (text and --json), and none when there are none', async () => {
+    const db = dbs['breadth-first'];
+    // breadth-first reaches a URL that robots.txt disallows: recorded as skipped, with an error and a note
+    const rows = query<{ url: string; error: string | null; note: string | null }>(db, 'SELECT url, error, note FROM urls WHERE error IS NOT NULL AND note IS NOT NULL ORDER BY id');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      const text = r0(await runCli(['explain', db, row.url]));
+      expect(text).toContain(`\nerror            ${row.error}\n`);
+      expect(text).toContain(`\nnote             ${row.note}\n`);
+      const e = JSON.parse(r0(await runCli(['explain', db, row.url, '--json'])));
+      expect({ error: e.error, note: e.note }).toEqual({ error: row.error, note: row.note });
+    }
+    const [clean] = query<{ url: string }>(db, 'SELECT url FROM urls WHERE state = 2 AND error IS NULL AND note IS NULL ORDER BY id LIMIT 1');
+    const text = r0(await runCli(['explain', db, clean.url]));
+    expect(text).not.toMatch(/^(error|note) /m);
+    expect(JSON.parse(r0(await runCli(['explain', db, clean.url, '--json'])))).toMatchObject({ error: null, note: null });
+  });
+
   it('an unknown URL, a missing file, a file that is no crawl: one line, exit code 2', async () => {
     const unknown = await runCli(['explain', dbs['best-first'], 'http://www.tobacco-info.example/no-such-page.html']);
     expect(unknown.code).toBe(2);

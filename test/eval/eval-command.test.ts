@@ -36,8 +36,8 @@ describe('topicrawl eval (CLI, end to end on corpora/tobacco-demo)', () => {
   });
 
   it('results.json has exactly the documented keys, strategies in the order run', () => {
-    expect(Object.keys(results)).toEqual(['corpus', 'topic', 'label', 'budget', 'relevant_in_corpus', 'strategies']);
-    expect(results).toMatchObject({ corpus: 'tobacco-demo', topic: 'tobacco', label: 'tobacco', budget: BUDGET });
+    expect(Object.keys(results)).toEqual(['corpus', 'topic', 'label', 'budget', 'relevant_in_corpus', 'concurrency', 'per_host_concurrency', 'strategies']);
+    expect(results).toMatchObject({ corpus: 'tobacco-demo', topic: 'tobacco', label: 'tobacco', budget: BUDGET, concurrency: 1, per_host_concurrency: 1 });
     expect(results.relevant_in_corpus).toBe(labelledInCorpus());
     expect(Object.keys(results.strategies)).toEqual(STRATS);
     for (const s of Object.values(results.strategies)) {
@@ -99,7 +99,33 @@ describe('topicrawl eval (CLI, end to end on corpora/tobacco-demo)', () => {
     expect(existsSync(join(out2, 'report.html'))).toBe(true);
   });
 
+  it('--concurrency N crawls with N requests in flight and says so in results.json, the table and report.html', async () => {
+    const out3 = join(dir, 'out-c4');
+    const c = await runCli(['eval', '--corpus', CORPUS, '--topic', TOPIC, '--budget', '12', '--strategies', 'best-first', '--concurrency', '4', '--out', out3]);
+    expect(c.code).toBe(0);
+    const res = JSON.parse(readFileSync(join(out3, 'results.json'), 'utf8')) as EvalResults;
+    // tobacco.yaml keeps the default per_host_concurrency, 1
+    expect(res).toMatchObject({ concurrency: 4, per_host_concurrency: 1 });
+    expect(res.strategies['best-first'].fetched).toBe(12);
+    expect(c.stdout).toContain('budget 12 pages, 4 requests in flight (1 per host)');
+    expect(readFileSync(join(out3, 'report.html'), 'utf8')).toContain('in flight <b>4</b> (per host <b>1</b>)');
+    // the crawl itself ran with it: the configuration recorded in its crawl file
+    const db = new Database(join(out3, 'best-first.db'), { readonly: true });
+    const cfg = JSON.parse((db.prepare("SELECT value FROM meta WHERE key = 'config'").get() as { value: string }).value) as { politeness: Record<string, number> };
+    db.close();
+    expect(cfg.politeness).toMatchObject({ concurrency: 4, per_host_concurrency: 1, delay_ms: 0 });
+    expect(r.stdout).toContain(`budget ${BUDGET} pages, 1 request in flight`);
+  });
+
   describe('errors → exit 2, one line, nothing written', () => {
+    it('a --concurrency that is not a whole number of at least 1', async () => {
+      const e = await runCli(['eval', '--corpus', CORPUS, '--topic', TOPIC, '--concurrency', '0', '--out', join(dir, 'e0')]);
+      expectOneLine(e);
+      expect(e.stderr).toContain('--concurrency 0');
+      expect(e.stderr).toContain('[E_USAGE]');
+      expect(existsSync(join(dir, 'e0'))).toBe(false);
+    });
+
     const topicWith = (name: string, evaluation: Record<string, unknown>) => {
       const topic = parseYaml(readFileSync(TOPIC, 'utf8')) as Record<string, unknown>;
       const file = join(dir, `${name}.yaml`);

@@ -86,8 +86,10 @@ describe('DirectoryYield', () => {
       for (const u of live.takeUpdates()) stored.get(u.id)!.priority = u.priority;
     }
     const resumed = new DirectoryYield(2);
+    // the four URLs were queued as seeds (tracked live through onSeeded)
+    const seeds = [1, 2, 3, 4].map((id) => ({ id, url: `seed ${id}` }));
     resumed.resume({
-      maxPriority: 1, seeds: () => [], history: () => history, queued: () => [...stored].map(([id, s]) => ({ id, url: s.url, priority: s.priority })),
+      maxPriority: 1, seeds: () => seeds, history: () => history, queued: () => [...stored].map(([id, s]) => ({ id, url: s.url, priority: s.priority })),
     });
     for (const url of ['http://a.edu/x/z', 'http://a.edu/y/z', 'http://c.edu/']) expect(resumed.factorFor(url)).toBe(live.factorFor(url));
     for (const id of stored.keys()) expect(resumed.explain(id)!.base_priority).toBeCloseTo(live.explain(id)!.base_priority as number, 12);
@@ -99,6 +101,35 @@ describe('DirectoryYield', () => {
     const b = resumed.takeUpdates();
     expect(b.map((u) => u.id)).toEqual(a.map((u) => u.id));
     b.forEach((u, i) => expect(u.priority).toBeCloseTo(a[i].priority, 12));
+  });
+
+  it('resume: a redirect\'s target is not re-ranked by its directory, live or replayed; a page\'s links are', () => {
+    // live: a seed page P links to a and b (tracked by onLinksStored); R redirects to t, which is
+    // queued at R's priority and never tracked; then two pages of t's directory are recorded
+    const live = new DirectoryYield(3);
+    const P = page(1, 'http://a.edu/', 0.9, true);
+    const R = page(2, 'http://a.edu/old', null);
+    live.track(10, 'http://a.edu/d/a.html', 0.8);
+    live.track(11, 'http://a.edu/d/b.html', 0.7);
+    live.recorded(P, [10, 11]);
+    live.recorded(R, [12]); // t = 12, http://a.edu/d/t.html, priority 0.6
+    const history: HistoryPage[] = [{ page: P, outlinks: [10, 11] }, { page: R, outlinks: [12] }];
+    const queued = [
+      { id: 10, url: 'http://a.edu/d/a.html', priority: 0.8 }, { id: 11, url: 'http://a.edu/d/b.html', priority: 0.7 },
+      { id: 12, url: 'http://a.edu/d/t.html', priority: 0.6 },
+    ];
+    const resumed = new DirectoryYield(3);
+    resumed.resume({ maxPriority: 1, seeds: () => [{ id: 1, url: P.url }], history: () => history, queued: () => queued });
+    // two dead pages in /d/: the factor falls to 3/5 and the directory's waiting URLs are re-ranked
+    for (const y of [live, resumed]) {
+      y.recorded(page(20, 'http://a.edu/d/x.html', 0), []);
+      y.recorded(page(21, 'http://a.edu/d/y.html', 0), []);
+    }
+    const a = live.takeUpdates();
+    const b = resumed.takeUpdates();
+    expect(a.map((u) => u.id).sort()).toEqual([10, 11]);
+    expect(b.map((u) => u.id).sort()).toEqual([10, 11]);
+    for (const u of b) expect(u.priority).toBeCloseTo(a.find((x) => x.id === u.id)!.priority, 12);
   });
 
   it('in a real crawl, a directory of dead links stops eating the budget after a few fetches', async () => {
