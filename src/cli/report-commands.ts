@@ -27,7 +27,7 @@ export function runStats(args: { db: string; json?: boolean }, out: { log: (s: s
         `topic              ${t.topic ?? '?'} (strategy ${t.strategy ?? '?'}, created ${t.createdAt ?? '?'})`,
         `pages fetched      ${t.fetched} (${t.failed} without a response)${spanS > 0 ? `, over ${spanS.toFixed(1)} s` : ''}`,
         `estimated harvest  ${(t.harvest * 100).toFixed(1)}% (${t.relevant} relevant of ${t.fetched})`,
-        `errors             ${t.errors} (pages whose outcome carries an error code)`,
+        `errors             ${t.errors} (pages whose outcome carries an error code, plus hosts suspended because their robots.txt could not be fetched)`,
         `frontier           ${t.queued} queued, ${t.pruned} pruned by Fish life, ${t.skipped} skipped (robots/scope)`,
         `known URLs         ${t.known} on ${t.hosts} hosts, ${t.links} links`,
         `discovery rate     ${t.discoveryRate.toFixed(2)} new URLs per fetched page`,

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { revisitFigures, type RevisitFigures } from './revisit-store.js';
+import { ROBOTS_UNREACHABLE_KEY } from './schema.js';
 
 /** Read-only queries over a crawl file, for `stats`, `export` and evaluation. */
 
@@ -68,7 +69,7 @@ export function crawlTotals(db: Database.Database): CrawlTotals {
   const attempted = u.fetched ?? 0;
   return {
     topic: meta('topic'), strategy: meta('strategy'), createdAt: meta('created_at'),
-    known: u.known ?? 0, fetched: u.fetched ?? 0, failed: u.failed ?? 0, errors: u.errors ?? 0, queued: u.queued ?? 0, pruned: u.pruned ?? 0,
+    known: u.known ?? 0, fetched: u.fetched ?? 0, failed: u.failed ?? 0, errors: (u.errors ?? 0) + Number(meta(ROBOTS_UNREACHABLE_KEY) ?? 0), queued: u.queued ?? 0, pruned: u.pruned ?? 0,
     skipped: u.skipped ?? 0, relevant: u.relevant ?? 0, scored: u.scored ?? 0,
     harvest: attempted ? (u.relevant ?? 0) / attempted : 0,
     bytes: r.b, storedBytes: r.s, hosts, links,

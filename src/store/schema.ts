@@ -145,3 +145,6 @@ export const REVISIT_LM_COLUMNS: readonly (readonly [string, string])[] = [
 ];
 
 export const MIGRATIONS = `DROP INDEX IF EXISTS urls_queue;`;
+
+/** Meta key: how many times a host was suspended because its robots.txt could not be fetched (an error with no page outcome). */
+export const ROBOTS_UNREACHABLE_KEY = 'robots_unreachable';

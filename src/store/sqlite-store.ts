@@ -4,7 +4,7 @@ import { TopicrawlError } from '../errors.js';
 import { Checkpointer } from './checkpointer.js';
 import { CrawlLock } from './crawl-lock.js';
 import { assertCrawlFileOrNothing, CRAWL_FILE_SIDES, openDatabase, storeError } from './open-database.js';
-import { UrlState } from './schema.js';
+import { ROBOTS_UNREACHABLE_KEY, UrlState } from './schema.js';
 import type { MetricsRow, PageOutcome, ResponseRecord, Store, StoreCounters } from './store.js';
 
 /** {@link Store} on better-sqlite3 (synchronous, so a page's writes are one short transaction). */
@@ -211,7 +211,7 @@ export class SqliteStore implements Store {
     const c = this.st.counters.get() as Record<string, number | null>;
     const b = this.st.bytes.get() as { b: number };
     return {
-      fetched: c.fetched ?? 0, relevant: c.relevant ?? 0, errors: c.errors ?? 0, bytes: b.b, known: c.known ?? 0,
+      fetched: c.fetched ?? 0, relevant: c.relevant ?? 0, errors: (c.errors ?? 0) + Number(this.getMeta(ROBOTS_UNREACHABLE_KEY) ?? 0), bytes: b.b, known: c.known ?? 0,
       queued: c.queued ?? 0, pruned: c.pruned ?? 0,
     };
   }
