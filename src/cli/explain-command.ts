@@ -36,6 +36,8 @@ export function formatExplanation(e: PriorityExplanation): string {
       row('relevance', relevanceText(e.relevance, e.relevant)),
     );
   }
+  if (e.error) lines.push(row('error', e.error));
+  if (e.note) lines.push(row('note', e.note));
   lines.push(
     row('life', `${e.life} (max_life ${e.maxLife})`),
     row('inlinks', `${e.inlinks} (fetched pages that linked here while it was queued), inlink_score ${num(e.inlinkScore)}`),

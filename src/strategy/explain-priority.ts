@@ -68,6 +68,9 @@ export interface PriorityExplanation {
   status: number | null;
   relevance: number | null;
   relevant: boolean | null;
+  /** the outcome's error code and note as recorded (links cut at max_links_per_page, a refused address, …) */
+  error: string | null;
+  note: string | null;
   life: number;
   maxLife: number;
   inlinks: number;
@@ -86,11 +89,11 @@ const STATE_NAMES = new Map<number, string>(Object.entries(UrlState).map(([k, v]
 type UrlRow = {
   id: number; url: string; state: number; depth: number; priority: number; life: number; parent_id: number | null; inlinks: number;
   inlink_score: number; hops: number; fetch_seq: number | null; fetch_priority: number | null; status: number | null;
-  relevance: number | null; relevant: number | null;
+  relevance: number | null; relevant: number | null; error: string | null; note: string | null;
 };
 
 const URL_COLUMNS =
-  'id, url, state, depth, priority, life, parent_id, inlinks, inlink_score, hops, fetch_seq, fetch_priority, status, relevance, relevant';
+  'id, url, state, depth, priority, life, parent_id, inlinks, inlink_score, hops, fetch_seq, fetch_priority, status, relevance, relevant, error, note';
 
 /** The configuration a crawl file was last run with (meta key `config`), rebuilt and frozen. */
 export function storedConfig(db: Database.Database): Config {
@@ -156,6 +159,8 @@ export function explainPriority(db: Database.Database, input: string): PriorityE
     status: row.status,
     relevance: row.relevance,
     relevant: row.relevant === null ? null : row.relevant === 1,
+    error: row.error,
+    note: row.note,
     life: row.life,
     maxLife: cfg.strategy.max_life,
     inlinks: row.inlinks,
