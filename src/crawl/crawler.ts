@@ -10,6 +10,7 @@ import { UrlState } from '../store/schema.js';
 import type { SqliteStore } from '../store/sqlite-store.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { AnalyzerPool } from './analyzer-pool.js';
+import { createAddressGate, type AddressGate } from './address-gate.js';
 import { RetryPolicy } from './retry-policy.js';
 import { RobotsGate } from './robots-gate.js';
 import type { ScopeDecision } from '../url/scope.js';
@@ -38,6 +39,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private readonly robotsCache: RobotsCache | null;
   private readonly scope: (url: string) => ScopeDecision;
   private readonly retry: RetryPolicy;
+  private readonly addressGate: AddressGate;
   private readonly suspended = new Set<string>();
   private readonly deps: ProcessorDeps;
   private readonly analyzers: AnalyzerPool;
@@ -65,6 +67,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         })
       : null;
     this.retry = new RetryPolicy(retrySettings(cfg));
+    this.addressGate = createAddressGate({ allowPrivate: cfg.fetch.allow_private, resolve: opts.resolve });
     const scope = scopeOf(cfg);
     this.scope = scope;
     this.analyzers = new AnalyzerPool(analysis, opts.workers);
@@ -206,11 +209,13 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
 
   private async handle(item: FrontierItem): Promise<void> {
     try {
-      if (this.robots && !(await this.robots.admit(item))) {
+      // a private IP literal is refused before anything, its robots.txt included
+      const refused = this.addressGate(item.url);
+      if (!refused && this.robots && !(await this.robots.admit(item))) {
         this.uncount(item);
         return;
       }
-      const res = await this.fetcher.fetch(item.url);
+      const res = refused ?? (await this.fetcher.fetch(item.url));
       const d = this.retry.decide(item.id, item.hostId, res, Date.now());
       if (d.kind === 'retry') {
         // not an outcome yet: the URL goes back to the head of its host's queue, the host backs off
