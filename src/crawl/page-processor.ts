@@ -62,6 +62,8 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
   let newUrls = 0;
   let pruned = 0;
   let fetchSeq = 0;
+  /** Set when the page's links were taken in and cut at the cap (recorded in the note and the event). */
+  let linksCut: LinksCut | null = null;
 
   store.transaction(() => {
     fetchSeq = store.nextFetchSeq();
@@ -91,7 +93,7 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
       if (dup !== undefined && dup !== item.id) notes.push(`duplicate content of url #${dup}`);
       else if (analysis.nofollow) notes.push('meta robots nofollow');
       else {
-        if (analysis.linksCut) notes.push(linksCutNote(analysis.linksCut));
+        if (analysis.linksCut) notes.push(linksCutNote((linksCut = analysis.linksCut)));
         if (analysis.links.length) {
           linked = true;
           const out = intakeLinks({ frontier: deps.frontier, strategy: deps.strategy, maxDepth: deps.maxDepth }, page, analysis.links);
@@ -120,7 +122,7 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
     event: {
       url: item.url, status: res.status, depth: item.depth, relevance, relevant: relevance === null ? null : relevant,
       priority: item.priority, error: error ?? undefined, bytes: res.body.length, seq: fetchSeq,
-      ...(analysis?.linksCut ? { linksCut: analysis.linksCut } : {}),
+      ...(linksCut ? { linksCut } : {}),
     },
     relevant,
     error: isError,
