@@ -35,6 +35,7 @@ const { values: a } = parseArgs({
     'timeout-s': { type: 'string', default: '900' },
     workers: { type: 'string' },
     child: { type: 'string' },
+    dir: { type: 'string' },
   },
 });
 
@@ -66,8 +67,8 @@ async function child(n: number): Promise<Result> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  const dir = mkdtempSync(join(tmpdir(), 'bench-link-page-'));
-  const dbPath = join(dir, 'page.db');
+  // the folder is the parent's: it removes it even when this child is killed at the timeout
+  const dbPath = join(a.dir!, 'page.db');
   try {
     const limits: Record<string, number> = { max_pages: 1, max_page_bytes: 64 * 1024 ** 2 };
     if (a['max-links'] !== undefined) limits.max_links_per_page = Number(a['max-links']);
@@ -97,7 +98,6 @@ async function child(n: number): Promise<Result> {
     };
   } finally {
     server.close();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -119,9 +119,11 @@ process.stdout.write(
     `links     page MB   wall s    CPU s   ms/1k links  peak RSS MB  links stored  note\n`,
 );
 for (const n of sizes) {
-  const run = spawnSync(process.execPath, [...process.execArgv, new URL(import.meta.url).pathname, '--child', String(n), ...passOn], {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-link-page-'));
+  const run = spawnSync(process.execPath, [...process.execArgv, new URL(import.meta.url).pathname, '--child', String(n), '--dir', dir, ...passOn], {
     encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'], timeout: Number(a['timeout-s']) * 1000, killSignal: 'SIGKILL',
   });
+  rmSync(dir, { recursive: true, force: true });
   if (run.status !== 0) {
     const why = run.signal ? `killed after ${a['timeout-s']} s (unfinished)` : `child failed (exit ${run.status})`;
     process.stdout.write(`${String(n).padStart(7)}  ${why}\n`);
