@@ -29,6 +29,8 @@ export interface PageEvent {
   error?: string;
   bytes: number;
   seq: number;
+  /** Set when the page had more links than `limits.max_links_per_page`: the first `kept` of `found` were read. */
+  linksCut?: { kept: number; found: number };
 }
 
 export interface ProgressSnapshot {

@@ -36,6 +36,7 @@ export function analysisConfig(cfg: Config): AnalysisConfig {
     scopeOptions: scopeOptions(cfg),
     normalize: normalizeOptions(cfg),
     followCanonical: cfg.url.follow_canonical,
+    maxLinksPerPage: cfg.limits.max_links_per_page,
   };
 }
 

@@ -24,6 +24,8 @@ export interface AnalysisConfig {
   scopeOptions: ScopeOptions;
   normalize: NormalizeOptions;
   followCanonical: boolean;
+  /** `limits.max_links_per_page`: the most links read from a page, the first in document order (default: all). */
+  maxLinksPerPage?: number;
 }
 
 export interface AnalysisInput {
@@ -67,11 +69,22 @@ export interface PageAnalysis {
   dropped: Record<string, number>;
   /** rel=canonical when it names another URL of the same host (normalised). */
   canonical: string | null;
+  /** Set when the page had more links than `maxLinksPerPage`: the first `kept` of `found` were read. */
+  linksCut: LinksCut | null;
   noindex: boolean;
   nofollow: boolean;
   /** The body compressed for the store. */
   stored: { data: Uint8Array; codec: 'br' | 'identity' };
 }
+
+/** How many of a page's links were read (the first ones in document order) of how many it had. */
+export interface LinksCut {
+  kept: number;
+  found: number;
+}
+
+/** Anchor texts of one URL repeated on a page are joined up to this length (a page may repeat a URL 100,000 times). */
+export const MAX_ANCHOR_CHARS = 1000;
 
 /**
  * The CPU-heavy, side-effect-free part of handling a page: charset decoding, parsing, relevance,
@@ -85,12 +98,13 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
   const scoreText = memoScoreText(scorer);
   const scope = createScope(cfg.scope, cfg.scopeOptions);
   const norm = cfg.normalize;
+  const maxLinks = cfg.maxLinksPerPage ?? Infinity;
   return (input) => {
     const body = Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength);
     const stored = compressBody(body);
     const out: PageAnalysis = {
       charset: null, title: null, relevance: null, contentHash: null, links: [], dropped: {}, canonical: null,
-      noindex: false, nofollow: false, stored,
+      linksCut: null, noindex: false, nofollow: false, stored,
     };
     if (!input.html) return out;
     let page: ParsedPage;
@@ -99,7 +113,7 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
       out.charset = input.parsed.charset;
     } else {
       const decoded = decodeHtml(body, input.contentType);
-      page = parser.parse(decoded.text, input.url);
+      page = parser.parse(decoded.text, input.url, { maxLinks });
       out.charset = decoded.charset;
     }
     out.title = page.title;
@@ -107,6 +121,9 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
     out.contentHash = new Uint8Array(createHash('sha256').update(page.title).update('\n').update(page.text).digest().subarray(0, 16));
     out.noindex = page.robots.noindex;
     out.nofollow = page.robots.nofollow;
+    // a page parsed by the caller (input.parsed) was not cut: cut it here the same way
+    const found = Math.max(page.linksFound, page.links.length);
+    if (found > maxLinks) out.linksCut = { kept: maxLinks, found };
     if (out.nofollow) return out;
     const drop = (why: string) => (out.dropped[why] = (out.dropped[why] ?? 0) + 1);
     const byUrl = new Map<string, AnalyzedLink>();
@@ -115,7 +132,9 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
       if (!url) return drop('invalid');
       const seen = byUrl.get(url);
       if (seen) {
-        if (text && !seen.anchor.includes(text)) seen.anchor = seen.anchor ? `${seen.anchor} | ${text}` : text;
+        if (text && seen.anchor.length < MAX_ANCHOR_CHARS && !seen.anchor.includes(text)) {
+          seen.anchor = (seen.anchor ? `${seen.anchor} | ${text}` : text).slice(0, MAX_ANCHOR_CHARS);
+        }
         seen.contextScore = Math.max(seen.contextScore, scoreText(context));
         return;
       }
@@ -132,7 +151,8 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
         add(canon, '', '');
       }
     }
-    for (const l of page.links) {
+    const links = page.links.length > maxLinks ? page.links.slice(0, maxLinks) : page.links;
+    for (const l of links) {
       if (l.rel.includes('nofollow')) drop('nofollow');
       else add(l.url, l.text, l.context);
     }

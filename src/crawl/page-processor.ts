@@ -10,7 +10,7 @@ import type { ScopeDecision } from '../url/scope.js';
 import { urlHash } from '../url/url-hash.js';
 import type { AnalyzerPool } from './analyzer-pool.js';
 import { intakeLinks } from './link-intake.js';
-import type { PageAnalysis } from './page-analysis.js';
+import type { LinksCut, PageAnalysis } from './page-analysis.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
 
 export interface ProcessorDeps {
@@ -63,6 +63,8 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
   let newUrls = 0;
   let pruned = 0;
   let fetchSeq = 0;
+  /** Set when the page's links were taken in and cut at the cap (recorded in the note and the event). */
+  let linksCut: LinksCut | null = null;
 
   store.transaction(() => {
     fetchSeq = store.nextFetchSeq();
@@ -91,12 +93,15 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
       const notes: string[] = [];
       if (dup !== undefined && dup !== item.id) notes.push(`duplicate content of url #${dup}`);
       else if (analysis.nofollow) notes.push('meta robots nofollow');
-      else if (analysis.links.length) {
-        linked = true;
-        const out = intakeLinks({ frontier: deps.frontier, strategy: deps.strategy, maxDepth: deps.maxDepth }, page, analysis.links);
-        store.recordLinks(item.id, out.links);
-        newUrls += out.added;
-        pruned += out.pruned - out.revived;
+      else {
+        if (analysis.linksCut) notes.push(linksCutNote((linksCut = analysis.linksCut)));
+        if (analysis.links.length) {
+          linked = true;
+          const out = intakeLinks({ frontier: deps.frontier, strategy: deps.strategy, maxDepth: deps.maxDepth }, page, analysis.links);
+          store.recordLinks(item.id, out.links);
+          newUrls += out.added;
+          pruned += out.pruned - out.revived;
+        }
       }
       if (analysis.canonical) notes.push(`canonical ${analysis.canonical}`);
       if (analysis.noindex) notes.push('noindex');
@@ -119,12 +124,18 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
     event: {
       url: item.url, status: res.status, depth: item.depth, relevance, relevant: relevance === null ? null : relevant,
       priority: item.priority, error: error ?? undefined, bytes: res.body.length, seq: fetchSeq,
+      ...(linksCut ? { linksCut } : {}),
     },
     relevant,
     error: isError,
     newUrls,
     pruned,
   };
+}
+
+/** The note of a page whose links were cut at `limits.max_links_per_page`. */
+export function linksCutNote(cut: LinksCut): string {
+  return `links cut: read the first ${cut.kept} of ${cut.found} (limits.max_links_per_page)`;
 }
 
 type RedirectResult = { error: string | null; note: string; added: number; targetId: number | null };

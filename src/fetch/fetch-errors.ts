@@ -13,6 +13,7 @@ const NODE_CODES: Record<string, ErrorCode> = {
   EAI_FAIL: 'E_DNS',
   EAI_NONAME: 'E_DNS',
   ECONNREFUSED: 'E_CONNECT',
+  ENETDOWN: 'E_CONNECT',
   EHOSTUNREACH: 'E_CONNECT',
   ENETUNREACH: 'E_CONNECT',
   EHOSTDOWN: 'E_CONNECT',
@@ -21,6 +22,7 @@ const NODE_CODES: Record<string, ErrorCode> = {
   ECONNRESET: 'E_RESET',
   ECONNABORTED: 'E_RESET',
   EPIPE: 'E_RESET',
+  ERR_STREAM_PREMATURE_CLOSE: 'E_RESET',
   UND_ERR_CONNECT_TIMEOUT: 'E_CONNECT_TIMEOUT',
   UND_ERR_HEADERS_TIMEOUT: 'E_HEADERS_TIMEOUT',
   UND_ERR_BODY_TIMEOUT: 'E_BODY_TIMEOUT',
@@ -32,6 +34,27 @@ const NODE_CODES: Record<string, ErrorCode> = {
   UND_ERR_CLOSED: 'E_ABORTED',
   UND_ERR_DESTROYED: 'E_ABORTED',
   UND_ERR_INVALID_ARG: 'E_INVALID_URL',
+  // the server's answer is not acceptable HTTP: headers over undici's 16 KiB limit, an upgrade, …
+  UND_ERR_HEADERS_OVERFLOW: 'E_HTTP',
+  UND_ERR_NOT_SUPPORTED: 'E_HTTP',
+  UND_ERR_RESPONSE: 'E_HTTP',
+  UND_ERR_INFO: 'E_HTTP',
+  UND_ERR_RES_EXCEEDED_MAX_SIZE: 'E_TOO_LARGE',
+  // TLS: handshake failures (an https URL on a plain-HTTP port, old protocols) and certificates
+  EPROTO: 'E_TLS',
+  UND_ERR_PRX_TLS: 'E_TLS',
+  CERT_HAS_EXPIRED: 'E_TLS',
+  CERT_NOT_YET_VALID: 'E_TLS',
+  CERT_REVOKED: 'E_TLS',
+  CERT_UNTRUSTED: 'E_TLS',
+  CERT_REJECTED: 'E_TLS',
+  CERT_SIGNATURE_FAILURE: 'E_TLS',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'E_TLS',
+  SELF_SIGNED_CERT_IN_CHAIN: 'E_TLS',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'E_TLS',
+  UNABLE_TO_GET_ISSUER_CERT: 'E_TLS',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'E_TLS',
+  HOSTNAME_MISMATCH: 'E_TLS',
   Z_DATA_ERROR: 'E_DECODE',
   Z_BUF_ERROR: 'E_DECODE',
   ERR_BROTLI_DECOMPRESSION_FAILED: 'E_DECODE',
@@ -48,7 +71,11 @@ function codeOf(err: unknown): ErrorCode | undefined {
     if (mapped) return mapped;
     // llhttp parser errors: the server sent something that is not HTTP/1.x.
     if (e.code.startsWith('HPE_')) return 'E_HTTP';
+    // node:tls and OpenSSL: ERR_TLS_CERT_ALTNAME_INVALID, ERR_SSL_WRONG_VERSION_NUMBER, …
+    if (e.code.startsWith('ERR_TLS_') || e.code.startsWith('ERR_SSL_')) return 'E_TLS';
   }
+  // undici 7 builds its HTTPParserError without a code (it looks the llhttp error number up in a map of names)
+  if (e.name === 'HTTPParserError') return 'E_HTTP';
   if (e.name === 'AbortError') return 'E_ABORTED';
   return undefined;
 }

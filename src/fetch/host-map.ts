@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { isRefusedAddress } from './address-policy.js';
+import { isRefusedAddress, refusedLiteral } from './address-policy.js';
 import type { buildConnector } from 'undici';
 import { TopicrawlError } from '../errors.js';
 
@@ -75,13 +75,23 @@ export function mappedConnector(
   map: HostMap,
   onConnect?: (key: string, remoteAddress: string) => void,
   mappedOnly = false,
-  /** Refuse unmapped hosts whose connected address is private, loopback, link-local… (address-policy.ts). */
+  /**
+   * Refuse unmapped hosts at private, loopback, link-local… addresses (address-policy.ts): an IP literal
+   * before connecting, and any host on the address the socket connected to.
+   */
   refusePrivate = false,
+  /** The connector of unmapped hosts (default `base`): with refusePrivate, one whose DNS lookup drops private answers. */
+  unmappedBase: buildConnector.connector = base,
 ): buildConnector.connector {
   return (opts, callback) => {
     const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
     const hostname = stripBrackets(opts.hostname);
     const mapped = map.size > 0 ? map.lookup(hostname, port) : null;
+    if (!mapped && refusePrivate) {
+      // a link to http://10.0.0.1:22/ must not even open a connection (a hostile page probing ports)
+      const refused = refusedLiteral(hostname);
+      if (refused) return void callback(refused, null);
+    }
     if (!mapped && mappedOnly) {
       // a crawl of a local corpus must never look a host up in DNS
       const err = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (not in the host map; DNS is off)`), { code: 'ENOTFOUND', hostname });
@@ -96,7 +106,7 @@ export function mappedConnector(
           servername: opts.servername ?? (isIP(hostname) ? undefined : hostname),
         }
       : opts;
-    base(next, (err, socket) => {
+    (mapped ? base : unmappedBase)(next, (err, socket) => {
       if (socket && onConnect && socket.remoteAddress) onConnect(originKey(opts.protocol, hostname, port), socket.remoteAddress);
       if (err) return callback(err, null);
       if (!mapped && refusePrivate && isRefusedAddress(socket!.remoteAddress)) {

@@ -5,6 +5,7 @@ import { readBody } from './body-reader.js';
 import { mapFetchError, type FetchFailure } from './fetch-errors.js';
 import { createCachingLookup, type CachingLookup } from './dns-cache.js';
 import { HostMap, mappedConnector, originKey } from './host-map.js';
+import { publicOnlyLookup } from './address-policy.js';
 
 const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5';
 const ACCEPT_ENCODING = 'gzip, deflate, br';
@@ -45,10 +46,13 @@ export class UndiciFetcher implements Fetcher {
   constructor(private readonly opts: FetcherOptions) {
     this.lookup = createCachingLookup({ ttlMs: opts.dnsTtlMs });
     const base = buildConnector({ timeout: opts.connectTimeoutMs, lookup: this.lookup } as buildConnector.BuildOptions);
+    const refusePrivate = !(opts.allowPrivate ?? true);
+    // unmapped hosts: private DNS answers are dropped before connecting (the socket is checked again after)
+    const guarded = refusePrivate ? buildConnector({ timeout: opts.connectTimeoutMs, lookup: publicOnlyLookup(this.lookup) } as buildConnector.BuildOptions) : base;
     const connect = mappedConnector(base, new HostMap(opts.resolve), (key, addr) => {
       if (this.remote.size >= 100_000) this.remote.clear(); // one entry per origin: bound it on huge crawls
       this.remote.set(key, addr);
-    }, opts.mappedOnly ?? false, !(opts.allowPrivate ?? true));
+    }, opts.mappedOnly ?? false, refusePrivate, guarded);
     this.agent = new Agent({
       connect,
       connections: opts.connectionsPerOrigin ?? 8,

@@ -14,7 +14,9 @@
  * - Links: `<a href>` / `<area href>` in document order; empty and fragment-only ("#…") hrefs are
  *   skipped; hrefs resolve against the first valid http(s) `<base href>` (wherever it is, as the
  *   HTML spec says), else the page URL; anything not http(s) after resolution is dropped. Anchor
- *   text includes img alt text; `<area>` uses its alt.
+ *   text includes img alt text; `<area>` uses its alt. With `maxLinks`, link elements past the first
+ *   `maxLinks` are only counted (`linksFound`): past the cap a link costs its share of the walk, no
+ *   more (no anchor text, context or URL resolution).
  * - Link context: the text of the link's nearest block-level ancestor (as collected above) without
  *   the anchor's own text, cut to the CONTEXT_SIDE characters nearest the anchor on each side (whole
  *   words when the cut falls in spaced text); the two sides are joined by a line break so that no
@@ -23,7 +25,7 @@
  */
 import { parse } from 'parse5';
 import type { DefaultTreeAdapterTypes } from 'parse5';
-import type { ParsedLink, ParsedPage, Parser } from './parser.js';
+import type { ParseOptions, ParsedLink, ParsedPage, Parser } from './parser.js';
 import { BREAK, collapseWhitespace, linkContext, type BlockSpan, type PendingLink } from './collected-text.js';
 
 export { CONTEXT_SIDE, collapseWhitespace } from './collected-text.js';
@@ -82,8 +84,10 @@ function tokens(value: string): string[] {
 
 /** parse5-based {@link Parser}. Stateless: one instance can parse any number of pages. */
 export class Parse5Parser implements Parser {
-  parse(html: string, pageUrl: string): ParsedPage {
+  parse(html: string, pageUrl: string, options: ParseOptions = {}): ParsedPage {
+    const maxLinks = options.maxLinks ?? Infinity;
     const doc = parse(html);
+    let linksFound = 0;
     const textParts: string[] = [];
     const headingParts: string[] = [];
     const anchorParts: string[] = [];
@@ -137,7 +141,7 @@ export class Parse5Parser implements Parser {
           case 'a':
           case 'area': {
             const href = attr(el, 'href');
-            if (href !== null && !isEmptyOrFragment(href)) {
+            if (href !== null && !isEmptyOrFragment(href) && linksFound++ < maxLinks) {
               const rel = attr(el, 'rel');
               const at = textParts.length;
               const link: PendingLink = { href, text: '', rel: rel ? tokens(rel) : [], start: at, end: at, block: blocks[blocks.length - 1] };
@@ -250,6 +254,7 @@ export class Parse5Parser implements Parser {
       headings: collapseWhitespace(headingParts.join(''), true),
       text: collapseWhitespace(textParts.join(''), true),
       links,
+      linksFound,
       canonical,
       baseHref: base ? base.href : null,
       robots: { noindex, nofollow },

@@ -4,7 +4,15 @@
  * (if valid) or the page URL, but not normalised (the url stage does that).
  */
 export interface Parser {
-  parse(html: string, pageUrl: string): ParsedPage;
+  parse(html: string, pageUrl: string, options?: ParseOptions): ParsedPage;
+}
+
+export interface ParseOptions {
+  /**
+   * The most links read from the page, the first ones in document order (default: all). Link elements
+   * past it are only counted ({@link ParsedPage.linksFound}): no anchor text, no context, no URL.
+   */
+  maxLinks?: number;
 }
 
 export interface ParsedLink {
@@ -27,8 +35,13 @@ export interface ParsedPage {
   headings: string;
   /** Visible text of the body (no script/style/noscript/template), whitespace collapsed. */
   text: string;
-  /** `<a href>` and `<area href>` links in document order. */
+  /** `<a href>` and `<area href>` links in document order (the first `maxLinks` of them). */
   links: ParsedLink[];
+  /**
+   * Link elements found with a usable href (not empty, not only a fragment), those past `maxLinks`
+   * included; `links` holds the ones among the first `maxLinks` that resolve to http(s) URLs.
+   */
+  linksFound: number;
   /** rel=canonical href, resolved; null if none. */
   canonical: string | null;
   /** `<base href>` resolved; null if none or invalid. */

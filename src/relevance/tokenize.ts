@@ -19,6 +19,16 @@ export const MAX_PIECE = 256;
 
 const STOP = new Set(stopwordList);
 const STEM_CACHE_MAX = 100_000;
+
+/**
+ * Words longer than this are kept as they are, never stemmed nor memoised. English words are far
+ * shorter; longer "words" are glued text (a page of 200,000 links with no space between them has one
+ * word of a million letters), and natural's Porter stemmer is quadratic in the length of a word (its
+ * regexes, `[^aeiouy]+y` and the like, rescan from every position): 10,000 links took 42 s to score,
+ * 20,000 took 157 s. Keywords go through the same rule, so matching stays consistent. Not memoised:
+ * the word is a slice of the page's text, and a cache entry would keep the whole text alive.
+ */
+export const MAX_STEM_LENGTH = 64;
 let stemCache = new Map<string, string>();
 
 /** True for an English stop word (lower-case input). */
@@ -45,6 +55,7 @@ let wordCache = new Map<string, string | null>();
  * apostrophes, returns null for stop words and words without letters, else the stem. Memoised.
  */
 export function normaliseWord(word: string): string | null {
+  if (word.length > MAX_STEM_LENGTH) return normaliseUncached(word);
   let r = wordCache.get(word);
   if (r === undefined) {
     r = normaliseUncached(word);
@@ -70,7 +81,7 @@ function normaliseUncached(word: string): string | null {
   if (!hasLetter) return null;
   if (hasApostrophe) w = w.replace(/['\u2019]/g, '');
   if (STOP.has(w)) return null;
-  return stemWord(w);
+  return w.length > MAX_STEM_LENGTH ? w : stemWord(w);
 }
 
 /** Cuts text into pieces of at most `max` code units at whitespace/punctuation where possible. */

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml';
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type YAMLMap } from 'yaml';
 import { TopicrawlError, type ErrorCode } from '../errors.js';
 import type { Topic } from './topic-schema.js';
 import { validateTopic, type TopicIssue, type TopicPath } from './topic-issues.js';
+import { findDuplicateKeys } from './duplicate-keys.js';
+import { topicEncodingProblem } from './topic-encoding.js';
 
 /**
  * Reading a topic file: YAML → validated {@link Topic} (defaults applied). Every failure is a
@@ -40,6 +42,24 @@ function raise(code: ErrorCode, file: string, issues: LocatedIssue[], cause?: un
   }, { cause });
 }
 
+type YamlPair = YAMLMap['items'][number];
+
+/** Pairs of a mapping by key, built once per mapping (a topic may have 60,000 keywords, each with an issue). */
+const pairIndex = new WeakMap<YAMLMap, Map<string, YamlPair>>();
+
+function pairAt(map: YAMLMap, key: string): YamlPair | undefined {
+  let index = pairIndex.get(map);
+  if (!index) {
+    index = new Map();
+    for (const p of map.items) {
+      const k = String(isScalar(p.key) ? p.key.value : p.key);
+      if (!index.has(k)) index.set(k, p);
+    }
+    pairIndex.set(map, index);
+  }
+  return index.get(key);
+}
+
 /** Offset in the source of the node at `path` (its key when `atKey`), or of the deepest node that exists. */
 function offsetOf(doc: Document, path: TopicPath, atKey: boolean): number | undefined {
   let node: unknown = doc.contents;
@@ -48,7 +68,7 @@ function offsetOf(doc: Document, path: TopicPath, atKey: boolean): number | unde
   for (const seg of path) {
     keyOffset = undefined;
     if (isMap(node)) {
-      const pair = node.items.find((p) => String(isScalar(p.key) ? p.key.value : p.key) === String(seg));
+      const pair = pairAt(node, String(seg));
       if (!pair) return best;
       keyOffset = (pair.key as { range?: number[] } | null)?.range?.[0];
       node = pair.value;
@@ -76,14 +96,25 @@ function locate(file: string, doc: Document, lc: LineCounter, issue: TopicIssue)
 export function parseTopicText(text: string, file: string): Topic {
   const lc = new LineCounter();
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const doc = parseDocument(source, { lineCounter: lc, uniqueKeys: true, prettyErrors: true });
-  if (doc.errors.length > 0) {
-    const issues = doc.errors.map((e): LocatedIssue => {
+  // uniqueKeys: the library's check is quadratic in a mapping's size; findDuplicateKeys is linear
+  const doc = parseDocument(source, { lineCounter: lc, uniqueKeys: false, prettyErrors: true });
+  const duplicates = findDuplicateKeys(doc);
+  if (doc.errors.length > 0 || duplicates.length > 0) {
+    const issues = doc.errors.map((e): LocatedIssue & { offset: number } => {
       const pos = e.linePos?.[0] ?? lc.linePos(e.pos[0]);
       const what = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?\s*$/, '');
-      return { key: '', expected: 'valid YAML', line: pos.line, column: pos.col, message: `${located(file, pos.line, pos.col)}: YAML syntax error: ${what}` };
+      return { key: '', expected: 'valid YAML', line: pos.line, column: pos.col, message: `${located(file, pos.line, pos.col)}: YAML syntax error: ${what}`, offset: e.pos[0] };
     });
-    raise('E_TOPIC_YAML', file, issues);
+    for (const d of duplicates) {
+      const pos = lc.linePos(d.offset);
+      const first = lc.linePos(d.firstOffset).line;
+      issues.push({
+        key: d.key, expected: 'a key not defined before in its mapping', got: JSON.stringify(d.key), line: pos.line, column: pos.col, offset: d.offset,
+        message: `${located(file, pos.line, pos.col)}: YAML syntax error: Map keys must be unique: ${JSON.stringify(d.key)} is defined at line ${first} already`,
+      });
+    }
+    issues.sort((a, b) => a.offset - b.offset);
+    raise('E_TOPIC_YAML', file, issues.map(({ offset: _offset, ...rest }) => rest));
   }
   let data: unknown;
   try {
@@ -103,9 +134,9 @@ export function parseTopicText(text: string, file: string): Topic {
 
 /** Reads, parses and validates a topic file (see the module comment for errors). */
 export function loadTopicFile(path: string): Topic {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? '';
     const reason = READ_REASONS[code] ?? (err as Error).message;
@@ -115,5 +146,14 @@ export function loadTopicFile(path: string): Topic {
       issues: [{ key: '', expected: 'a readable YAML file', message }],
     }, { cause: err });
   }
-  return parseTopicText(text, path);
+  const bad = topicEncodingProblem(bytes);
+  if (bad) {
+    const expected = 'UTF-8 text';
+    const message = `${located(path, bad.line, bad.column)}: cannot read topic file (${bad.reason}; expected ${expected}: save it as UTF-8)`;
+    throw new TopicrawlError('E_TOPIC_READ', message, {
+      file: path, key: undefined, expected, line: bad.line, column: bad.column,
+      issues: [{ key: '', expected, line: bad.line, column: bad.column, message }],
+    });
+  }
+  return parseTopicText(bytes.toString('utf8'), path);
 }

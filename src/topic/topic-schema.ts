@@ -103,11 +103,17 @@ export const TopicSchema = z
         max_repeated_segments: z.number().int().min(1).default(3).describe('A URL whose path repeats one segment more often than this is a trap.'),
         max_sitemap_urls: z.number().int().min(0).default(50_000).describe('URLs taken from sitemaps in all.'),
         max_sitemap_depth: z.number().int().min(0).max(10).default(3).describe('Sitemap index levels followed.'),
+        max_links_per_page: z
+          .number()
+          .int()
+          .min(1)
+          .default(5000)
+          .describe('The most links read from one page, the first in document order; the page\'s note records a cut.'),
       })
       .strict()
       .default({
         max_pages: 1000, max_pages_per_host: 100_000, max_depth: 20, max_bytes: 10 * 1024 ** 3, max_page_bytes: 5 * 1024 ** 2,
-        max_url_length: 2048, max_repeated_segments: 3, max_sitemap_urls: 50_000, max_sitemap_depth: 3,
+        max_url_length: 2048, max_repeated_segments: 3, max_sitemap_urls: 50_000, max_sitemap_depth: 3, max_links_per_page: 5000,
       }),
     politeness: z
       .object({

@@ -5,7 +5,7 @@ import type { ExportRow } from '../../src/store/crawl-report.js';
 import { openDatabase } from '../../src/store/sqlite-store.js';
 import { buildConfig } from '../../src/topic/config.js';
 import { readRows } from '../helpers/crawl-corpus.js';
-import { GBK_TITLE, HOSTILE_URLS, JUNK_LINKS, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { GBK_TITLE, HOSTILE_SIZES, HOSTILE_URLS, JUNK_LINKS, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { suiteTmpDir } from '../helpers/tmp.js';
 
 /**
@@ -23,6 +23,8 @@ const MAX_RETRIES = 2;
  */
 const BODY_TIMEOUT = 3000;
 const TIME_BOUND = 30_000;
+/** Links read per page: above the hub's, far below links.test's 20,000. */
+const MAX_LINKS = 30;
 /** Measured: 75–80 MB of growth (3 MiB bodies copied to the worker, brotli, parse5 on the 2 MB attribute). */
 const RSS_BOUND = 150 * 1024 ** 2;
 
@@ -66,7 +68,7 @@ describe('a crawl of a hostile web', () => {
     const config = buildConfig({
       name: 'hostile', seeds: ['http://hub.test/'], keywords: { 烟草: 1, tobacco: 1 },
       strategy: { name: 'breadth-first' },
-      limits: { max_page_bytes: MAX_PAGE },
+      limits: { max_page_bytes: MAX_PAGE, max_links_per_page: MAX_LINKS },
       politeness: { delay_ms: 0, concurrency: 8, robots: true, host_failure_limit: 10 },
       fetch: {
         connect_timeout_ms: 1000, headers_timeout_ms: 2000, body_timeout_ms: BODY_TIMEOUT,
@@ -219,6 +221,20 @@ describe('a crawl of a hostile web', () => {
     for (const url of JUNK_LINKS) expect(rows.get(url), url).toMatchObject({ status: 200, error: null });
     // a link inside a comment that never closes is not a link
     expect(requests('http://junk.test/nope')).toHaveLength(0);
+  });
+
+  it('records a 60 KB response header as an HTTP outcome, once, and goes on', () => {
+    expect(rows.get(HOSTILE_URLS.hugeHeaders)).toMatchObject({ status: 0, error: 'E_HTTP' });
+    expect(urls.get(HOSTILE_URLS.hugeHeaders)?.note).toMatch(/UND_ERR_HEADERS_OVERFLOW/);
+    expect(requests(HOSTILE_URLS.hugeHeaders)).toHaveLength(1); // not a transient failure: never retried
+  });
+
+  it('reads the first max_links_per_page links of a page of 20,000 glued links, in order, and says so', () => {
+    expect(rows.get(HOSTILE_URLS.manyLinks)).toMatchObject({ status: 200, error: null });
+    expect(urls.get(HOSTILE_URLS.manyLinks)?.note).toBe(`links cut: read the first ${MAX_LINKS} of ${HOSTILE_SIZES.manyLinks} (limits.max_links_per_page)`);
+    expect(linksFrom(HOSTILE_URLS.manyLinks)).toBe(MAX_LINKS);
+    const asked = srv.log.filter((r) => r.host === 'links.test' && r.path !== '/' && r.path !== '/robots.txt').map((r) => r.path);
+    expect(asked).toEqual(Array.from({ length: MAX_LINKS }, (_, i) => `/p${i}`)); // breadth-first: document order
   });
 
   it('crawls the normal pages around them', () => {

@@ -228,6 +228,33 @@ describe('corpus server', () => {
   });
 });
 
+describe('startCorpusServer: ports', () => {
+  it('refuses a port that is no port number, and a port in use, naming it (E_USAGE)', async () => {
+    const tree = makeTree({ 'corpus.json': '{}', 'site/a.example/index.html': 'a' });
+    try {
+      for (const port of [99999, -1, 1.5, Number.NaN]) {
+        const err = await startCorpusServer(tree, { port }).catch((e: unknown) => e);
+        expect(err, String(port)).toBeInstanceOf(TopicrawlError);
+        expect((err as TopicrawlError).code).toBe('E_USAGE');
+        expect((err as TopicrawlError).message).toBe(`--port ${port}: expected a port number from 0 to 65535 (0: any free port)`);
+      }
+      const first = await startCorpusServer(tree);
+      try {
+        const err = await startCorpusServer(tree, { port: first.port }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(TopicrawlError);
+        expect((err as TopicrawlError).code).toBe('E_USAGE');
+        expect((err as TopicrawlError).message).toBe(
+          `cannot serve on 127.0.0.1 port ${first.port}: the port is in use by another program (EADDRINUSE); choose another --port, or 0 for any free port`,
+        );
+      } finally {
+        await first.close();
+      }
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('targetToRelativePath', () => {
   it('maps targets to relative file paths', () => {
     expect(targetToRelativePath('/')).toBe('index.html');

@@ -1,3 +1,4 @@
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { brotliCompressSync, createGzip, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { UndiciFetcher } from '../../src/fetch/undici-fetcher.js';
@@ -228,5 +229,50 @@ describe('UndiciFetcher', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect([...sockets].every((s) => s.destroyed)).toBe(true);
     expect((await fetcher.fetch('http://some.example/')).error?.code).toBe('E_ABORTED');
+  });
+});
+
+describe('UndiciFetcher: answers that are not HTTP, and TLS failures, have page-level codes (never E_INTERNAL)', () => {
+  /** A raw TCP server on 127.0.0.1 that sends `answer` once the request arrives, then closes. */
+  async function rawServer(answer: string): Promise<{ port: number; close: () => Promise<void> }> {
+    const server = createNetServer((s) => {
+      s.on('error', () => undefined);
+      s.once('data', () => s.end(answer));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return { port: (server.address() as AddressInfo).port, close: () => new Promise((r) => server.close(() => r())) };
+  }
+  const cases: [string, string, string, number][] = [
+    ['a 60 KB response header', `HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(60 * 1024)}\r\nContent-Length: 2\r\n\r\nok`, 'E_HTTP', 0],
+    ['3,000 headers', `HTTP/1.1 200 OK\r\n${Array.from({ length: 3000 }, (_, i) => `X-H${i}: v`).join('\r\n')}\r\n\r\n`, 'E_HTTP', 0],
+    ['an SSH banner', 'SSH-2.0-OpenSSH_9.2\r\n', 'E_HTTP', 0],
+    ['a bad status line', 'HTTP/1.1 2000 OK\r\n\r\n', 'E_HTTP', 0],
+    ['a NUL in a header value', 'HTTP/1.1 200 OK\r\nX-A: a\0b\r\nContent-Length: 2\r\n\r\nok', 'E_HTTP', 0],
+    ['a broken chunk size', 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n', 'E_HTTP', 200],
+  ];
+
+  it.each(cases)('%s', async (_what, answer, code, status) => {
+    const srv = await rawServer(answer);
+    const fetcher = new UndiciFetcher({ userAgent: 't', connectTimeoutMs: 2000, headersTimeoutMs: 2000, bodyTimeoutMs: 2000, maxPageBytes: 1 << 20 });
+    fetchers.push(fetcher);
+    try {
+      const r = await fetcher.fetch(`http://127.0.0.1:${srv.port}/`);
+      expect(r.error?.code).toBe(code);
+      expect(r.status).toBe(status);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('an https URL on a plain-HTTP port is E_TLS', async () => {
+    const srv = await rawServer('HTTP/1.1 400 Bad Request\r\n\r\n');
+    const fetcher = new UndiciFetcher({ userAgent: 't', connectTimeoutMs: 2000, headersTimeoutMs: 2000, bodyTimeoutMs: 2000, maxPageBytes: 1 << 20 });
+    fetchers.push(fetcher);
+    try {
+      const r = await fetcher.fetch(`https://127.0.0.1:${srv.port}/`);
+      expect(r).toMatchObject({ status: 0, error: { code: 'E_TLS' } });
+    } finally {
+      await srv.close();
+    }
   });
 });

@@ -34,6 +34,7 @@ export interface HostileServer {
 /** Host names served. */
 export const HOSTILE_HOSTS = [
   'hub.test', 'drip.test', 'endless.test', 'bomb.test', 'big.test', 'loop.test', 'binary.test', 'charset.test', 'limit.test', 'flap.test', 'reset.test', 'junk.test',
+  'headers.test', 'links.test',
 ] as const;
 
 /** The URLs `http://hub.test/` links to, by kind. */
@@ -53,6 +54,8 @@ export const HOSTILE_URLS = {
   resetHeaders: 'http://reset.test/headers',
   resetBody: 'http://reset.test/body',
   junk: 'http://junk.test/',
+  hugeHeaders: 'http://headers.test/',
+  manyLinks: 'http://links.test/',
   normal1: 'http://hub.test/n1',
   normal2: 'http://hub.test/n2',
   normal3: 'http://hub.test/n3',
@@ -72,6 +75,10 @@ export const HOSTILE_SIZES = {
   big: 50 * 1024 ** 2,
   /** The attribute in the malformed page. */
   junkAttribute: 2 * 1024 ** 2,
+  /** Bytes of the one response header of headers.test/ (undici takes at most 16 KiB of headers). */
+  hugeHeader: 60 * 1024,
+  /** Links on links.test/, glued with no whitespace between them (`<a href="/p0">p0</a><a href="/p1">p1</a>…`). */
+  manyLinks: 20_000,
   /** Interval of the drip (one byte each time) and of the endless body's chunks. */
   dripMs: 200,
   endlessMs: 100,
@@ -127,6 +134,12 @@ function junkPage(): Buffer {
     Buffer.from([0xfe, 0, 0xff]),
     Buffer.from('<script>if (a < b && c > d) { document.write("</scr" + "ipt>") }</script> <p><p><li><dd> <!-- never closed <a href="/nope">'),
   ]);
+}
+
+/** A page of links with no whitespace anywhere: its text is one "word" of 120,000 letters. */
+function manyLinksPage(): string {
+  const links = Array.from({ length: HOSTILE_SIZES.manyLinks }, (_, i) => `<a href="/p${i}">p${i}</a>`).join('');
+  return `<!doctype html><html><head><title>links</title></head><body>${links}</body></html>`;
 }
 
 function charsetPage(): Buffer {
@@ -227,6 +240,11 @@ const routes: Record<string, Handler> = {
     r.write(`<html><body>${'half '.repeat(2000)}`, () => r.socket?.destroy());
   },
   'junk.test/': (_q, r) => r.writeHead(200, html).end(junkPage()),
+  // a 60 KB response header, written raw (node:http would refuse to send it)
+  'headers.test/': (q) => {
+    q.socket.end(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Big: ${'a'.repeat(HOSTILE_SIZES.hugeHeader)}\r\nContent-Length: 2\r\n\r\nok`);
+  },
+  'links.test/': (_q, r) => r.writeHead(200, html).end(manyLinksPage()),
   'junk.test/ok1': (_q, r) => r.writeHead(200, html).end(NORMAL('ok one', '')),
   'junk.test/ok2': (_q, r) => r.writeHead(200, html).end(NORMAL('ok two', '')),
   'junk.test/ok3': (_q, r) => r.writeHead(200, html).end(NORMAL('ok three', '')),

@@ -128,6 +128,30 @@ describe('Parse5Parser: malformed input never throws', () => {
   });
 });
 
+describe('Parse5Parser: maxLinks', () => {
+  // links glued with no whitespace between them, as on the hostile page of issue 12
+  const page = (n: number) => Array.from({ length: n }, (_, i) => `<a href="/p${i}">p${i}</a>`).join('');
+
+  it('reads the first maxLinks links in document order and counts the rest', () => {
+    const p = parser.parse(`<body>${page(30)}<a href="#top">frag</a><a href="">empty</a></body>`, PAGE, { maxLinks: 12 });
+    expect(p.links.map((l) => l.url)).toEqual(Array.from({ length: 12 }, (_, i) => `http://example.com/p${i}`));
+    expect(p.links.map((l) => l.text)).toEqual(Array.from({ length: 12 }, (_, i) => `p${i}`));
+    expect(p.linksFound).toBe(30); // fragment-only and empty hrefs are not links
+    // the text of the links past the cap is still the page's text
+    expect(p.text).toContain('p29');
+  });
+
+  it('counts link elements whatever their scheme, and reads all of them without a cap', () => {
+    const html = `<a href="mailto:x@y.z">m</a><area href="/map" alt="map">${page(5)}`;
+    const all = parse(html);
+    expect(all.linksFound).toBe(7);
+    expect(all.links).toHaveLength(6); // mailto: is no http(s) link
+    const cut = parser.parse(html, PAGE, { maxLinks: 3 });
+    expect(cut.linksFound).toBe(7);
+    expect(cut.links.map((l) => l.url)).toEqual(['http://example.com/map', 'http://example.com/p0']);
+  });
+});
+
 describe('collapseWhitespace', () => {
   it('collapses runs to one space, or a newline where a block marker (U+0000) was, and trims', () => {
     expect(collapseWhitespace('  a \t b \n\n c  ')).toBe('a b c');

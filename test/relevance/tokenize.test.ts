@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_PIECE, splitPieces, stemWord, tokenize } from '../../src/relevance/tokenize.js';
+import { MAX_PIECE, MAX_STEM_LENGTH, normaliseWord, splitPieces, stemWord, tokenize } from '../../src/relevance/tokenize.js';
 import { foldChinese } from '../../src/relevance/script-fold.js';
 
 describe('tokenize', () => {
@@ -37,6 +37,25 @@ describe('tokenize', () => {
     const found = tokens.join(' ').split('烟草').length - 1;
     expect(found).toBeGreaterThanOrEqual(reps - Math.ceil(text.length / MAX_PIECE));
     expect(found).toBeLessThanOrEqual(reps);
+  });
+});
+
+describe('normaliseWord on glued text', () => {
+  it('stems words up to MAX_STEM_LENGTH letters and keeps longer ones as they are', () => {
+    // "connections" → "connect"; padded to exactly the bound it is still a word the stemmer sees
+    const atBound = 'x'.repeat(MAX_STEM_LENGTH - 'connections'.length) + 'connections';
+    expect(atBound).toHaveLength(MAX_STEM_LENGTH);
+    expect(normaliseWord(atBound)).toBe(stemWord(atBound));
+    expect(normaliseWord(atBound)).not.toBe(atBound);
+    const over = `y${atBound}`;
+    expect(normaliseWord(over)).toBe(over);
+    // the anchor texts of a page of links with no space between them: one word of 200,000 letters
+    const glued = Array.from({ length: 40_000 }, (_, i) => `link${String.fromCharCode(97 + (i % 26))}`).join('');
+    expect(normaliseWord(glued)).toBe(glued);
+    // tokenize() cuts it into pieces for the segmenter: every piece is kept, unstemmed
+    const t = tokenize(`${glued} smoking`);
+    expect(t.slice(0, -1).join('')).toBe(glued);
+    expect(t[t.length - 1]).toBe('smoke');
   });
 });
 

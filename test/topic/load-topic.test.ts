@@ -32,6 +32,30 @@ describe('loadTopicFile', () => {
     expect(loadTopicFile(write('bom.yaml', '\uFEFF' + minimal)).name).toBe('tobacco');
   });
 
+  it('E_TOPIC_READ for a file that is not UTF-8, saying what it is and where', () => {
+    const latin1 = join(dir, 'latin1.yaml');
+    writeFileSync(latin1, Buffer.from(`${minimal}keywords:\n  café: 1\n`, 'latin1'));
+    const e = errorOf(() => loadTopicFile(latin1));
+    expect(e.code).toBe('E_TOPIC_READ');
+    // line 5 is "  café: 1": the é (0xE9) is the 6th character
+    expect(e.message).toBe(`${latin1}:5:6: cannot read topic file (byte 0xE9 is not UTF-8: Latin-1, Windows-1252, GBK or another legacy encoding?; expected UTF-8 text: save it as UTF-8)`);
+    expect(e.details).toMatchObject({ file: latin1, expected: 'UTF-8 text', line: 5, column: 6 });
+
+    for (const [name, bom, enc] of [['le.yaml', [0xff, 0xfe], 'utf16le'], ['be.yaml', [0xfe, 0xff], 'utf16be']] as const) {
+      const text = Buffer.from(`\uFEFF${minimal}`, 'utf16le');
+      if (enc === 'utf16be') text.swap16();
+      expect([...text.subarray(0, 2)]).toEqual(bom);
+      const file = join(dir, name);
+      writeFileSync(file, text);
+      const e16 = errorOf(() => loadTopicFile(file));
+      expect(e16.code).toBe('E_TOPIC_READ');
+      expect(e16.message).toBe(`${file}: cannot read topic file (it is UTF-16 (byte order mark ${bom.map((b) => `0x${b.toString(16).toUpperCase()}`).join(' ')}); expected UTF-8 text: save it as UTF-8)`);
+    }
+    const noBom = join(dir, 'nobom.yaml');
+    writeFileSync(noBom, Buffer.from(minimal, 'utf16le'));
+    expect(errorOf(() => loadTopicFile(noBom)).message).toMatch(/:1:2: cannot read topic file \(it looks like UTF-16 without a byte order mark/);
+  });
+
   it('E_TOPIC_READ for a missing file or a directory', () => {
     const missing = join(dir, 'nope.yaml');
     const e = errorOf(() => loadTopicFile(missing));
@@ -54,8 +78,25 @@ describe('loadTopicFile', () => {
   it('E_TOPIC_YAML for duplicate keys and tabs, with the line of the problem', () => {
     const e = errorOf(() => parseTopicText('name: a\nseeds: [http://a.example/]\nname: b\n', 't.yaml'));
     expect(e.code).toBe('E_TOPIC_YAML');
-    expect(e.message).toMatch(/^t\.yaml:3:1: YAML syntax error: Map keys must be unique/);
+    expect(e.message).toBe('t.yaml:3:1: YAML syntax error: Map keys must be unique: "name" is defined at line 1 already');
     expect(errorOf(() => parseTopicText('name: a\n\tseeds: []\n', 't.yaml')).code).toBe('E_TOPIC_YAML');
+  });
+
+  it('finds duplicate keys in any mapping, every one of them, and only real ones', () => {
+    const keywords = Array.from({ length: 3000 }, (_, i) => `  kw${i}: 1`);
+    keywords.splice(2500, 0, '  kw17: 2'); // line 5 + 2500
+    const text = `${minimal}keywords:\n${keywords.join('\n')}\nstrategy:\n  x: 0.1\n  x: 0.2\n`;
+    const e = errorOf(() => parseTopicText(text, 't.yaml'));
+    expect(e.code).toBe('E_TOPIC_YAML');
+    expect(e.message).toBe('t.yaml:2505:3: YAML syntax error: Map keys must be unique: "kw17" is defined at line 22 already');
+    const issues = (e.details as { issues: { message: string; line: number }[] }).issues;
+    expect(issues.map((i) => [i.line, i.message.replace(/^.*unique: /, '')])).toEqual([
+      [2505, '"kw17" is defined at line 22 already'],
+      [3008, '"x" is defined at line 3007 already'],
+    ]);
+    // the same key in two different mappings, and 1 against "1", are no duplicates
+    const ok = parseTopicText(`${minimal}keywords:\n  x: 1\n  1: 1\n  "1b": 2\nlocation:\n  tokens:\n    x: 1\n`, 't.yaml');
+    expect(ok.location.tokens).toEqual({ x: 1 });
   });
 
   it('E_TOPIC_SCHEMA for a wrong type, at the value', () => {
