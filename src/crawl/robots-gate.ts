@@ -41,6 +41,9 @@ export class RobotsGate {
     const delay = Math.max(this.politeness.delayMs, Math.min(rules.crawlDelayMs ?? 0, this.politeness.maxCrawlDelayMs));
     this.frontier.setHostDelay(item.hostId, delay);
     if (fetchedNow) this.store.setHostRobots(item.hostId, rules.status, rules.crawlDelayMs);
+    // refused by our own address policy, not the host's failure: the page's own request is refused
+    // the same way, without connecting, and recorded as its outcome (E_ADDRESS_REFUSED)
+    if (rules.failure?.code === 'E_ADDRESS_REFUSED') return { kind: 'fetch' };
     if (rules.failure) return this.unavailable(item, rules.failure);
     if (!rules.isAllowed(item.url)) {
       this.store.recordOutcome({
