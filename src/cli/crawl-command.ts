@@ -10,7 +10,7 @@ import { openDatabase } from '../store/sqlite-store.js';
 import { loadConfig, type ConfigFlags } from '../topic/config.js';
 import type { RecrawlSummary } from '../revisit/recrawl.js';
 import { formatSummary } from './format.js';
-import { attachProgress } from './progress.js';
+import { attachProgress, type ProgressStream } from './progress.js';
 
 export interface CrawlArgs extends ConfigFlags {
   topic: string;
@@ -46,7 +46,7 @@ export interface CrawlRun {
  * corpus on loopback and maps its hosts, crawls into the SQLite file, and prints the summary (or
  * JSON). Ctrl-C stops gracefully; a second Ctrl-C exits at once (state is safe either way).
  */
-export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void }): Promise<CrawlRun> {
+export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void }, stderr: ProgressStream = process.stderr): Promise<CrawlRun> {
   const config = loadConfig(args.topic, { strategy: args.strategy, maxPages: args.maxPages, set: args.set });
   const dbPath = args.db ?? `${config.name}.db`;
   if (args.fresh && existsSync(dbPath)) for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) rmSync(f, { force: true });
@@ -62,7 +62,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   const onSignal = () => {
     if (crawler && !stopping) {
       stopping = true;
-      process.stderr.write('\n[topicrawl] stopping: letting requests in flight finish (Ctrl-C again to quit now)\n');
+      stderr.write('\n[topicrawl] stopping: letting requests in flight finish (Ctrl-C again to quit now)\n');
       crawler.stop();
     } else process.exit(130);
   };
@@ -72,7 +72,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     crawler = new Crawler({ config, dbPath, resolve, mappedOnly: Boolean(args.corpus) });
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const stopProgress = args.json ? () => {} : attachProgress(crawler, { maxPages: config.limits.max_pages, tty: Boolean(process.stderr.isTTY) });
+    const stopProgress = args.json ? () => {} : attachProgress(crawler, { maxPages: config.limits.max_pages, tty: Boolean(stderr.isTTY), stream: stderr });
     let summary: CrawlSummary;
     try {
       summary = await crawler.run();
@@ -117,7 +117,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
 }
 
 /** `npm start`: the main job on the bundled corpus, in a fresh temporary crawl file. */
-export async function runDemo(args: { json?: boolean; db?: string; topic?: string; corpus?: string; set?: string[] }, out: { log: (s: string) => void }): Promise<CrawlRun> {
+export async function runDemo(args: { json?: boolean; db?: string; topic?: string; corpus?: string; set?: string[] }, out: { log: (s: string) => void }, stderr: ProgressStream = process.stderr): Promise<CrawlRun> {
   const root = new URL('../../', import.meta.url).pathname;
   const dir = args.db ? null : mkdtempSync(join(tmpdir(), 'topicrawl-demo-'));
   try {
@@ -133,6 +133,7 @@ export async function runDemo(args: { json?: boolean; db?: string; topic?: strin
         set: ['politeness.delay_ms=20', 'politeness.concurrency=8', 'limits.max_pages=50', ...(args.set ?? [])],
       },
       out,
+      stderr,
     );
   } finally {
     if (dir) rmSync(dir, { recursive: true, force: true });
