@@ -30,10 +30,14 @@ export function tmpDir(prefix = 'topicrawl-test-'): string {
   return dir;
 }
 
-/** A fresh temporary folder for a whole suite (describe block or file), removed after it. */
+/**
+ * A fresh temporary folder for a whole suite (describe block or file), removed after it; and in any
+ * case when the file's tests are done (vitest runs no hooks of a suite whose tests are all skipped).
+ */
 export function suiteTmpDir(prefix = 'topicrawl-suite-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  pending.push(dir);
   return dir;
 }
 
