@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/crawl-corpus.js';
 import { runCli, runCliProcess } from '../helpers/run-cli.js';
 import { tmpDir } from '../helpers/tmp.js';
 
@@ -46,5 +47,38 @@ describe('the topicrawl process', () => {
       expect(r.stdout).toContain('crawl <topic>');
       expect(r.stderr).toBe('');
     }
+  });
+
+  it('an in-process run leaves the process as it found it: no signal listeners, no exit code, nothing on its own streams', async () => {
+    const dir = tmpDir();
+    const listeners = () => ['SIGINT', 'SIGTERM'].map((sig) => process.listenerCount(sig));
+    const before = listeners();
+    const exitCode = process.exitCode;
+    const written: string[] = [];
+    const spy = (chunk: unknown) => void written.push(String(chunk));
+    const [outWrite, errWrite] = [process.stdout.write, process.stderr.write];
+    process.stdout.write = ((c: unknown) => (spy(c), true)) as typeof process.stdout.write;
+    process.stderr.write = ((c: unknown) => (spy(c), true)) as typeof process.stderr.write;
+    let ok;
+    let bad;
+    try {
+      // a crawl with its revisit pass (both listen for Ctrl-C), progress lines on, then a failing one
+      ok = await runCli([
+        'crawl', join(repoRoot, 'topics/tobacco.yaml'), '--corpus', join(repoRoot, 'corpora/tobacco-demo'), '--db', join(dir, 'c.db'),
+        '--max-pages', '8', '--set', 'politeness.delay_ms=0', '--revisit',
+      ]);
+      bad = await runCli(['crawl', join(dir, 'missing.yaml')]);
+    } finally {
+      process.stdout.write = outWrite;
+      process.stderr.write = errWrite;
+    }
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('pages fetched');
+    expect(ok.stdout).toContain('recrawl finished');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('missing.yaml');
+    expect(listeners()).toEqual(before);
+    expect(process.exitCode).toBe(exitCode);
+    expect(written).toEqual([]);
   });
 });
