@@ -2,6 +2,8 @@
  * Builds the WebKB corpus (CMU "4 Universities" data set, January 1997; Craven et al., AAAI-98) in
  * the corpus format of DESIGN.md from the read-only copy in ../shared/data/webkb:
  *   npx tsx scripts/build-webkb.ts [--src ../shared/data/webkb] [--out corpora/webkb] [--no-reach]
+ * (`--src` defaults to $WEBKB_SRC, else ../shared/data/webkb; without the archive there: a one-line
+ * error naming the folder, exit 2.)
  * Each tar member is "HTTP headers, blank line, body": the headers are stripped, the body is kept
  * byte for byte. Pages the format cannot serve are skipped and counted by reason. Deterministic;
  * re-running replaces the output folder. Also importable: {@link buildWebkbCorpus}.
@@ -202,6 +204,14 @@ function clearOut(out: string): void {
 /** Builds the corpus from `<src>/webkb_html.tar.gz` into `out` (replaced). Throws E_CORPUS on failure. */
 export function buildWebkbCorpus(opts: { src: string; out: string; reach?: boolean }): WebkbBuildStats {
   const out = resolve(opts.out);
+  const archive = join(opts.src, 'webkb_html.tar.gz');
+  if (!existsSync(archive)) {
+    throw new TopicrawlError(
+      'E_CORPUS',
+      `no WebKB archive at ${resolve(archive)}; point --src DIR (or WEBKB_SRC=DIR) at the folder holding webkb_html.tar.gz`,
+      { file: archive },
+    );
+  }
   const skipped: Record<string, number> = {};
   const candidates = collect(opts.src, skipped);
 
@@ -284,7 +294,7 @@ function main(): void {
   const argv = yargs(hideBin(process.argv))
     .scriptName('build-webkb')
     .usage('$0 [options]: build the WebKB corpus from the shared data set')
-    .option('src', { type: 'string', default: '../shared/data/webkb', describe: 'folder holding webkb_html.tar.gz' })
+    .option('src', { type: 'string', default: process.env.WEBKB_SRC ?? '../shared/data/webkb', describe: 'folder holding webkb_html.tar.gz (default: $WEBKB_SRC, else ../shared/data/webkb)' })
     .option('out', { type: 'string', default: 'corpora/webkb', describe: 'output folder (an existing corpus there is replaced)' })
     .option('reach', { type: 'boolean', default: true, describe: 'count the pages reachable from the seeds (--no-reach to skip)' })
     .strict()
@@ -302,11 +312,13 @@ function main(): void {
     console.log(`seeds: ${s.seeds.join(' ')}`);
     if (s.reachable) console.log(`reachable from the seeds: ${s.reachable.pages} files (${list(s.reachable.labels)})`);
   } catch (err) {
+    // one line, never a stack trace
     if (err instanceof TopicrawlError) {
-      console.error(`build-webkb: ${err.code}: ${err.message}`);
+      console.error(`build-webkb: ${err.message} [${err.code}]`);
       process.exit(2);
     }
-    throw err;
+    console.error(`build-webkb: unexpected error: ${String(err instanceof Error ? err.message : err).split('\n')[0]} [E_INTERNAL]`);
+    process.exit(1);
   }
 }
 

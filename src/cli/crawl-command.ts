@@ -11,7 +11,7 @@ import { loadConfig, type ConfigFlags } from '../topic/config.js';
 import type { RecrawlSummary } from '../revisit/recrawl.js';
 import { fileNameFromTopic } from './default-paths.js';
 import { formatSummary } from './format.js';
-import { attachProgress } from './progress.js';
+import { attachProgress, type ProgressStream } from './progress.js';
 
 export interface CrawlArgs extends ConfigFlags {
   topic: string;
@@ -47,7 +47,7 @@ export interface CrawlRun {
  * corpus on loopback and maps its hosts, crawls into the SQLite file, and prints the summary (or
  * JSON). Ctrl-C stops gracefully; a second Ctrl-C exits at once (state is safe either way).
  */
-export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void }): Promise<CrawlRun> {
+export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void }, stderr: ProgressStream = process.stderr): Promise<CrawlRun> {
   const config = loadConfig(args.topic, { strategy: args.strategy, maxPages: args.maxPages, set: args.set });
   // --fresh: the crawler deletes the file once it holds its lock and knows it is a crawl file
   const dbPath = args.db ?? fileNameFromTopic(config.name, '.db', '--db');
@@ -63,7 +63,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   const onSignal = () => {
     if (crawler && !stopping) {
       stopping = true;
-      process.stderr.write('\n[topicrawl] stopping: letting requests in flight finish (Ctrl-C again to quit now)\n');
+      stderr.write('\n[topicrawl] stopping: letting requests in flight finish (Ctrl-C again to quit now)\n');
       crawler.stop();
     } else process.exit(130);
   };
@@ -73,7 +73,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     crawler = new Crawler({ config, dbPath, resolve, mappedOnly: Boolean(args.corpus), fresh: args.fresh });
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const stopProgress = args.json ? () => {} : attachProgress(crawler, { maxPages: config.limits.max_pages, tty: Boolean(process.stderr.isTTY) });
+    const stopProgress = args.json ? () => {} : attachProgress(crawler, { maxPages: config.limits.max_pages, tty: Boolean(stderr.isTTY), stream: stderr });
     let summary: CrawlSummary;
     try {
       summary = await crawler.run();
@@ -123,7 +123,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
 }
 
 /** `npm start`: the main job on the bundled corpus, in a fresh temporary crawl file. */
-export async function runDemo(args: { json?: boolean; db?: string; topic?: string; corpus?: string; set?: string[] }, out: { log: (s: string) => void }): Promise<CrawlRun> {
+export async function runDemo(args: { json?: boolean; db?: string; topic?: string; corpus?: string; set?: string[] }, out: { log: (s: string) => void }, stderr: ProgressStream = process.stderr): Promise<CrawlRun> {
   const root = new URL('../../', import.meta.url).pathname;
   const dir = args.db ? null : mkdtempSync(join(tmpdir(), 'topicrawl-demo-'));
   try {
@@ -139,6 +139,7 @@ export async function runDemo(args: { json?: boolean; db?: string; topic?: strin
         set: ['politeness.delay_ms=20', 'politeness.concurrency=8', 'limits.max_pages=50', ...(args.set ?? [])],
       },
       out,
+      stderr,
     );
   } finally {
     if (dir) rmSync(dir, { recursive: true, force: true });

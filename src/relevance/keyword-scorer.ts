@@ -47,7 +47,7 @@
  *
  * Speed: the score path runs neither opencc's phrase converter (see script-fold.ts) nor Intl.Segmenter
  * on the whole text (see scan.ts); the segmenter sees only the windows around Chinese keyword
- * occurrences. Measured on a loaded 2-core machine, 10 KB pages (test/relevance/perf.test.ts logs it):
+ * occurrences. Measured on a loaded 2-core machine, 10 KB pages (scripts/bench-throughput.ts prints it):
  * on-topic Chinese news with ~30 keyword matches, every window segmented: ~1,700–4,400 pages/s
  * (~7,000–11,000 with the decision memo warm; plain substrings without the segmenter: ~8,000–11,000);
  * mixed English / traditional Chinese with a keyword in every clause: ~1,700–4,500 (before: ~3,300–7,000).

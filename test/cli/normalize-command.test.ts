@@ -4,28 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/crawl-corpus.js';
 import { runCli } from '../helpers/run-cli.js';
 
-/** Starts the real bin with piped stdin/stdout/stderr. */
+/** Starts the real bin with piped stdin/stdout/stderr (for what only a process shows: streaming, a reader that goes away). */
 function startCli(args: string[]): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, [join(repoRoot, 'bin/topicrawl.js'), ...args], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
-/** Runs the real bin with `input` on stdin; resolves with exit code and output. */
-function runWithInput(args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = startCli(args);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
+/** Runs `topicrawl <args>` (in-process, see runCli) with `input` on stdin. */
+const runWithInput = (args: string[], input: string) => runCli(args, { input });
 
 const lines = (s: string) => s.split('\n').slice(0, -1); // every line ends with "\n"
 

@@ -6,7 +6,7 @@ import { readTobaccoFixture, writeFixtureCorpus } from '../helpers/fixture-corpu
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
 
 /**
- * The golden orders of seed 001's tobacco graph (shared/fixtures/tobacco-graph.json), reproduced
+ * The golden orders of seed 001's tobacco graph (test/fixtures/tobacco-graph.json), reproduced
  * through the real crawl loop: corpus server on loopback, undici fetcher, parse5, SQLite frontier.
  * One request at a time and no politeness delay, so the order is the strategy's alone.
  */

@@ -6,10 +6,11 @@ import { startCorpusServer } from '../../src/eval/corpus-server.js';
 import { exportRows } from '../../src/store/crawl-report.js';
 import { openDatabase } from '../../src/store/sqlite-store.js';
 import { buildConfig } from '../../src/topic/config.js';
-import { SHARED_DIR, suiteTmpDir, tmpDir } from '../helpers/tmp.js';
+import { fixturePath } from '../helpers/fixtures.js';
+import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
 
 /**
- * Seed 004's five-page table of Nutch 0.9's OPIC (shared/fixtures/opic-nutch-table.json),
+ * Seed 004's five-page table of Nutch 0.9's OPIC (test/fixtures/opic-nutch-table.json),
  * reproduced through the real crawl loop: corpus server on loopback, undici, parse5, the SQLite
  * frontier, one request at a time and no politeness delay, so the order is the strategy's alone.
  * After every fetched page (row k), every known page's score must equal the table's row.
@@ -22,7 +23,7 @@ interface NutchTable {
   table: { row: number; fetched: string | null; scores: Record<string, number> }[];
 }
 
-const fx = JSON.parse(readFileSync(join(SHARED_DIR, 'fixtures/opic-nutch-table.json'), 'utf8')) as NutchTable;
+const fx = JSON.parse(readFileSync(fixturePath('opic-nutch-table.json'), 'utf8')) as NutchTable;
 const HOST = 'opic.test';
 const urlOf = (name: string) => `http://${HOST}/${name.toLowerCase()}.html`;
 

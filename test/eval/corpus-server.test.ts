@@ -210,15 +210,16 @@ describe('corpus server', () => {
     expect(typeof mine[0].at).toBe('number');
   });
 
-  it('serves many requests quickly in parallel', async () => {
+  // its rate (requests/s, against a bare node:http server) is measured by scripts/bench-corpus-server.ts
+  it('serves many requests in parallel over keep-alive connections, each answered right', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 32 });
-    const t0 = performance.now();
     const n = 2000;
-    const rs = await Promise.all(Array.from({ length: n }, () => rawRequest(server.port, '/docs/page.html', 'a.example', 'GET', agent)));
-    const ms = performance.now() - t0;
+    const rs = await Promise.all(Array.from({ length: n }, (_, i) => rawRequest(server.port, `/docs/page.html?many=${i}`, 'a.example', 'GET', agent)));
     agent.destroy();
     expect(rs.every((r) => r.status === 200 && r.body === '<p>page</p>')).toBe(true);
-    expect(n / (ms / 1000)).toBeGreaterThan(1000); // loose: the benchmark needs thousands/s, CI machines vary
+    await new Promise((r) => setTimeout(r, 50)); // 'finish' may fire just after the client has the body
+    const logged = new Set(seen.filter((r) => r.path.startsWith('/docs/page.html?many=')).map((r) => r.path));
+    expect(logged.size).toBe(n);
   });
 
   it('throws E_CORPUS for a folder without site/', async () => {

@@ -1,7 +1,7 @@
 import { request, Agent } from 'node:http';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { tmpDir } from '../helpers/tmp.js';
 
 export interface RawResponse {
   status: number;
@@ -25,9 +25,9 @@ export function rawRequest(port: number, target: string, host: string | null, me
   });
 }
 
-/** Writes files (path relative to the returned temp folder → content) and returns the folder. */
+/** Writes files (path relative to the returned temp folder → content) and returns the folder (removed as tmpDir's are). */
 export function makeTree(files: Record<string, string>, prefix = 'topicrawl-eval-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = tmpDir(prefix);
   for (const [rel, content] of Object.entries(files)) {
     const p = join(dir, rel);
     mkdirSync(dirname(p), { recursive: true });

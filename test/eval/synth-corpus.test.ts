@@ -30,10 +30,7 @@ describe('synthetic corpus at its default size', () => {
   let s: SynthSummary;
   let g: CorpusGraph;
   beforeAll(() => {
-    const t0 = performance.now();
     s = generateSynthCorpus(join(tmp, 'full'), { seed: 1 });
-    const ms = performance.now() - t0;
-    expect(ms).toBeLessThan(30_000); // a few seconds on a quiet machine
     g = readGraph(join(tmp, 'full'));
   });
 

@@ -7,10 +7,10 @@ import { startCorpusServer, type CorpusServer } from '../../src/eval/corpus-serv
 import { TopicSchema } from '../../src/topic/topic-schema.js';
 import { readGraph, reachable, type CorpusGraph } from './corpus-graph.js';
 import { hrefs, rawRequest } from './helpers.js';
-import { SHARED_DIR } from '../helpers/tmp.js';
+import { fixturePath } from '../helpers/fixtures.js';
 
 const DIR = 'corpora/tobacco-demo';
-const fixture = JSON.parse(readFileSync(join(SHARED_DIR, 'fixtures/tobacco-graph.json'), 'utf8')) as {
+const fixture = JSON.parse(readFileSync(fixturePath('tobacco-graph.json'), 'utf8')) as {
   pages: { id: string; zh: string; url: string }[];
   links: Record<string, string[]>;
 };

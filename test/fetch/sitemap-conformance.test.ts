@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseLastmod, parseSitemap, type SitemapKind } from '../../src/fetch/sitemap-parse.js';
 import { tryNormalizeUrl } from '../../src/url/normalize.js';
-import { SHARED_DIR } from '../helpers/tmp.js';
+import { fixturePath } from '../helpers/fixtures.js';
 
 /**
- * Table-driven from conformance/sitemaps/cases.json (crawler-commons, StormCrawler, ACHE). Where our
+ * Table-driven from test/fixtures/sitemaps/cases.json (crawler-commons, StormCrawler, ACHE). Where our
  * rules differ on purpose, the test asserts our rule and says which:
  * - no strict-namespace mode: a sitemap in another namespace is accepted (crawler-commons'
  *   `strictNamespace: true` case expects an error);
@@ -16,7 +16,7 @@ import { SHARED_DIR } from '../helpers/tmp.js';
  * - type names: crawler-commons' "sitemapindex" is our kind "index".
  */
 
-const DIR = join(SHARED_DIR, 'conformance/sitemaps');
+const DIR = fixturePath('sitemaps');
 
 interface Case {
   file: string;

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import iconv from 'iconv-lite';
@@ -6,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseLastmod, parseSitemap, SITEMAP_MAX_BYTES, SITEMAP_MAX_URLS } from '../../src/fetch/sitemap-parse.js';
 import { tryNormalizeUrl } from '../../src/url/normalize.js';
-import { SHARED_DIR } from '../helpers/tmp.js';
+import { fixturePath } from '../helpers/fixtures.js';
 
 const SM = 'http://www.example.com/sitemap.xml';
 const urlset = (inner: string): string => `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${inner}</urlset>`;
@@ -157,9 +156,7 @@ describe('parseSitemap: rules and caps', () => {
     const pad = gzipSync(Buffer.alloc(8 << 20, ' ')); // ~8 KB that inflate to 8 MiB
     const bomb = Buffer.concat([head, ...Array<Buffer>(128).fill(pad)]); // ~1 MB → 1 GiB
     expect(bomb.length).toBeLessThan(2 << 20);
-    const t0 = Date.now();
-    const r = parseSitemap(bomb, SM, { maxBytes: 1 << 20 });
-    expect(Date.now() - t0).toBeLessThan(5000);
+    const r = parseSitemap(bomb, SM, { maxBytes: 1 << 20 }); // how fast: scripts/bench-hostile-input.ts
     expect(r.truncated).toBe(true);
     expect(locs(r)).toEqual(['http://www.example.com/1', 'http://www.example.com/2']);
     expect(r.errors[0]).toMatch(/^decompressed sitemap exceeds 1048576 bytes; parsed the first \d+$/);
@@ -234,15 +231,13 @@ describe('parseSitemap: properties', () => {
 });
 
 describe('parseSitemap: entities (no DTD processing)', () => {
-  it('billion laughs: declared entities are not expanded; time and output stay small', () => {
+  it('billion laughs: declared entities are not expanded; memory and output stay small', () => {
     const decls = ['<!ENTITY lol0 "lol">'];
     for (let i = 1; i <= 9; i++) decls.push(`<!ENTITY lol${i} "${`&lol${i - 1};`.repeat(10)}">`);
     const xml = `<?xml version="1.0"?>\n<!DOCTYPE urlset [\n${decls.join('\n')}\n]>\n` +
       urlset(url('http://www.example.com/&lol9;') + url('http://www.example.com/ok')).replace(/^<\?xml[^>]*>\n/, '');
     const heap0 = process.memoryUsage().heapUsed;
-    const t0 = Date.now();
-    const r = parseSitemap(Buffer.from(xml), SM);
-    expect(Date.now() - t0).toBeLessThan(1000);
+    const r = parseSitemap(Buffer.from(xml), SM); // how fast: scripts/bench-hostile-input.ts
     expect(process.memoryUsage().heapUsed - heap0).toBeLessThan(64 << 20); // expansion would be ~3 GB
     expect(locs(r)).toEqual(['http://www.example.com/ok']); // the field holding the entity is dropped
     expect(r.errors.join(' ')).toMatch(/undefined entity/);
@@ -250,7 +245,7 @@ describe('parseSitemap: entities (no DTD processing)', () => {
   });
 
   it('external entities are never read (XXE canary)', () => {
-    const canary = join(SHARED_DIR, 'conformance/sitemaps/crawler-commons/sitemaps/do-not-visit.txt');
+    const canary = fixturePath('sitemaps/crawler-commons/sitemaps/do-not-visit.txt');
     const xml = `<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY xxe SYSTEM "${pathToFileURL(canary).href}"><!ENTITY % p SYSTEM "${pathToFileURL(canary).href}"> %p;]>
       <urlset><url><loc>&xxe;</loc></url><url><loc>http://www.example.com/ok</loc></url></urlset>`;
     const r = parseSitemap(Buffer.from(xml), SM);

@@ -135,13 +135,11 @@ describe('UndiciFetcher', () => {
       };
       pump();
     }, { maxPageBytes: 100_000, bodyTimeoutMs: 20_000 });
-    const t0 = Date.now();
-    const r = await fetcher.fetch('http://some.example/bomb');
+    const r = await fetcher.fetch('http://some.example/bomb'); // how fast: scripts/bench-hostile-input.ts
     expect(r.error?.code).toBe('E_TOO_LARGE');
     expect(r.body.length).toBe(100_000);
     expect(r.body.every((b) => b === 0)).toBe(true);
     expect(r.wireBytes).toBeLessThan(members * member.length);
-    expect(Date.now() - t0).toBeLessThan(3000);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(closedAt).toBeGreaterThanOrEqual(0); // the server saw the connection go
     expect(closedAt).toBeLessThan(members);
@@ -169,12 +167,13 @@ describe('UndiciFetcher', () => {
   });
 
   it('times out slow headers', async () => {
+    // the answer comes after 3 s: a headers timeout (and no status) shows the 200 ms deadline struck first
     const { fetcher } = await setup((_req, res) => void setTimeout(() => res.end('late'), 3000), { headersTimeoutMs: 200 });
     const t0 = Date.now();
     const r = await fetcher.fetch('http://some.example/');
     expect(r.error?.code).toBe('E_HEADERS_TIMEOUT');
     expect(r.status).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(190); // not before its deadline (a lower bound: load cannot break it)
   });
 
   it('enforces an overall body deadline against a slow drip', async () => {
@@ -188,8 +187,7 @@ describe('UndiciFetcher', () => {
     const took = Date.now() - t0;
     expect(r.status).toBe(200);
     expect(r.error?.code).toBe('E_BODY_TIMEOUT');
-    expect(took).toBeGreaterThanOrEqual(350);
-    expect(took).toBeLessThan(1500);
+    expect(took).toBeGreaterThanOrEqual(350); // not before its deadline; the drip never ends, so the error shows the deadline struck
     expect(r.wireBytes).toBeGreaterThan(0);
   });
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { repoRoot } from './crawl-corpus.js';
 
 /** The end of a `topicrawl` child process. */
@@ -11,9 +11,17 @@ export interface ProcessResult {
   stderr: string;
 }
 
+/** Where and how to run it: working directory, extra environment, a kill after timeoutMs, text on stdin. */
+export interface ProcessOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  input?: string;
+}
+
 /** A running `topicrawl` child process: its output so far, a wait for a line, and its end. */
 export interface CliProcess {
-  child: ChildProcessByStdio<null, Readable, Readable>;
+  child: ChildProcessByStdio<Writable | null, Readable, Readable>;
   readonly stdout: string;
   readonly stderr: string;
   /** Resolves when stderr (or stdout) matches `re`; rejects if the process ends first. */
@@ -26,12 +34,13 @@ export interface CliProcess {
  * after a signal or a kill, two processes on one file, a process that must not hang). Killed with
  * SIGKILL after `timeoutMs` (default 60 s), so a hang ends the test instead of the suite.
  */
-export function startCli(args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): CliProcess {
+export function startCli(args: string[], opts: ProcessOptions = {}): CliProcess {
   const child = spawn(process.execPath, [join(repoRoot, 'bin/topicrawl.js'), ...args], {
     cwd: opts.cwd ?? repoRoot,
     env: { ...process.env, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+    stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
+  if (opts.input !== undefined) child.stdin!.end(opts.input);
   let stdout = '';
   let stderr = '';
   const waiters: { re: RegExp; resolve: () => void; reject: (e: Error) => void }[] = [];
@@ -78,6 +87,6 @@ export function startCli(args: string[], opts: { cwd?: string; env?: Record<stri
 }
 
 /** Runs the real `topicrawl` bin in a child process to its end. */
-export function runCliProcess(args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<ProcessResult> {
+export function runCliProcess(args: string[], opts: ProcessOptions = {}): Promise<ProcessResult> {
   return startCli(args, opts).done;
 }

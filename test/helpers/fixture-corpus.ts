@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fixturePath } from './fixtures.js';
 
 export interface TobaccoFixture {
   pages: { id: string; zh: string; url: string }[];
@@ -8,7 +9,7 @@ export interface TobaccoFixture {
   expected: Record<string, { order: string[] }>;
 }
 
-export const FIXTURE_PATH = new URL('../../../shared/fixtures/tobacco-graph.json', import.meta.url).pathname;
+export const FIXTURE_PATH = fixturePath('tobacco-graph.json');
 
 export function readTobaccoFixture(): TobaccoFixture {
   return JSON.parse(readFileSync(FIXTURE_PATH, 'utf8')) as TobaccoFixture;

@@ -8,7 +8,7 @@ import { startPoissonServer, type PoissonServer } from '../helpers/poisson-serve
 import { runCli } from '../helpers/run-cli.js';
 import { suiteTmpDir } from '../helpers/tmp.js';
 
-/** The real `topicrawl` bin: crawl --revisit, recrawl (now, --until), stats with revisit figures. */
+/** The `topicrawl` CLI (in-process, see runCli): crawl --revisit, recrawl (now, --until), stats with revisit figures. */
 const DAY = 86_400_000;
 const PAGES = ['/a', '/b', '/c'];
 
@@ -60,17 +60,23 @@ describe('topicrawl recrawl and crawl --revisit', () => {
     expect(a.enrolled).toBe(0);
 
     const t0 = Date.now();
-    const until = await runCli(['recrawl', db, '--resolve', resolve, '--until', '1500ms']);
+    const until = await runCli(['recrawl', db, '--resolve', resolve, '--until', '2500ms']);
     expect(until.code).toBe(0);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(1500);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2500); // it waited for the deadline (a lower bound: load cannot break it)
     const m = /checked\s+(\d+) \((\d+) changed, (\d+) unchanged, (\d+) not modified \(304\), (\d+) deleted, (\d+) failed\)/.exec(until.stdout);
     expect(m, until.stdout).not.toBeNull();
     const checked = Number(m![1]);
-    // one request per 100 ms to the one host, for 1.5 s: at least 2 rounds of every page
-    expect(checked).toBeGreaterThanOrEqual(2 * (PAGES.length + 1));
+    // it went on after the pass that was due at once: some page was checked again (pages are due at most
+    // 400 ms after a check, requests 100 ms apart, so a quiet machine makes ~20 checks in 2.5 s; the
+    // test asks for the behaviour, not a rate)
+    expect(checked).toBeGreaterThan(PAGES.length + 1);
     const conn = openDatabase(db, { readonly: true });
     try {
-      const at = (conn.prepare('SELECT at FROM checks ORDER BY at').all() as { at: number }[]).map((r) => r.at);
+      // within the --until run, checks of the one host are at least its delay apart (a check is stamped
+      // when its answer is in, and the next request waits the delay from then). Runs do not share
+      // politeness state: a run started at once after another may come sooner, so only this run's checks
+      const at = (conn.prepare('SELECT at FROM checks WHERE at >= ? ORDER BY at').all(t0) as { at: number }[]).map((r) => r.at);
+      expect(at).toHaveLength(checked);
       for (let i = 1; i < at.length; i++) expect(at[i] - at[i - 1]).toBeGreaterThanOrEqual(99);
     } finally {
       conn.close();

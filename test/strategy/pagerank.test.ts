@@ -87,25 +87,24 @@ describe('PageRankGraph', () => {
     expect(() => g.addNode(0)).toThrow(RangeError);
   });
 
-  it('handles 1,000,000 nodes and 10M edges in a few seconds', () => {
+  // its speed at 1,000,000 nodes and 10M edges is measured by scripts/bench-pagerank.ts, not asserted here
+  it('handles 100,000 nodes and 1M edges: every edge kept once, converged, mass balanced', () => {
     let s = 7;
     const rnd = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 4294967296;
-    const n = 1_000_000;
+    const n = 100_000;
     const g = new PageRankGraph();
     const out = new Int32Array(10);
-    const t0 = performance.now();
+    let distinct = 0;
     for (let i = 1; i <= n; i++) {
       for (let k = 0; k < 10; k++) out[k] = 1 + Math.floor(rnd() * rnd() * n);
+      distinct += new Set(out).size;
       g.addEdges(i, out);
     }
-    const t1 = performance.now();
     const run = g.compute({ damping: 0.85 });
-    const t2 = performance.now();
     expect(g.nodeCount).toBe(n);
-    expect(g.edgeCount).toBeGreaterThan(9_900_000);
+    expect(g.edgeCount).toBe(distinct);
+    expect(g.edgeCount).toBeGreaterThan(990_000);
     expect(run.converged).toBe(true);
-    expect(t1 - t0).toBeLessThan(15_000); // building (the test's random numbers included)
-    expect(t2 - t1).toBeLessThan(5_000); // one PageRank run from scratch
     // mass balance of the fixed point: Σ IR = n(1 − d) + d·Σ IR over nodes with out-links (here all)
     let sum = 0;
     for (const v of g.ranks()) sum += v;

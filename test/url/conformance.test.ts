@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { normalizeUrl, tryNormalizeUrl } from '../../src/url/normalize.js';
-import { join } from 'node:path';
-import { SHARED_DIR } from '../helpers/tmp.js';
+import { fixturePath } from '../helpers/fixtures.js';
 
 /**
- * ../shared/conformance/url-normalization.json, compared where our rules agree with the suite's
+ * test/fixtures/url-normalization.json (copied from ../shared/conformance), compared where our rules agree with the suite's
  * assumptions. Where they differ on purpose, each case is checked against OUR rule instead, and the
  * rule is named. Query sorting is off (`sortQuery: false`) because no suite sorts.
  */
@@ -14,7 +13,7 @@ interface NutchCase { test: string; input: string; config: Record<string, unknow
 interface RfcCase { input: string; expected: string; group: string }
 interface CcCase { input: string; base: string; expected: string }
 
-const data = JSON.parse(readFileSync(join(SHARED_DIR, 'conformance/url-normalization.json'), 'utf8')) as {
+const data = JSON.parse(readFileSync(fixturePath('url-normalization.json'), 'utf8')) as {
   suites: { 'nutch.BasicURLNormalizer': Suite<NutchCase>; 'rfc3986.reference-resolution': Suite<RfcCase>; 'crawler-commons.url-resolve': Suite<CcCase> };
 };
 const NO_SORT = { sortQuery: false };

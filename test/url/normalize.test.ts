@@ -89,13 +89,11 @@ describe('normalizePercentEncoding', () => {
   });
 });
 
-describe('speed', () => {
-  it('normalises simple URLs fast (well above 200k/s on this machine; the test asserts a loose 50k/s)', () => {
+// its speed (URLs/s, against WHATWG new URL()) is measured by scripts/bench-throughput.ts
+describe('many simple URLs', () => {
+  it('leaves URLs that are already normal as they are, and lower-cases the host of those that are not', () => {
     const urls = Array.from({ length: 20_000 }, (_, i) => `http://www.site${i % 100}.com/dir/page${i}.html`);
-    for (const u of urls) normalizeUrl(u); // warm up
-    const t0 = performance.now();
-    for (let r = 0; r < 5; r++) for (const u of urls) normalizeUrl(u);
-    const perSecond = (5 * urls.length) / ((performance.now() - t0) / 1000);
-    expect(perSecond).toBeGreaterThan(50_000);
+    expect(urls.filter((u) => normalizeUrl(u) !== u)).toEqual([]);
+    expect(urls.slice(0, 3).map((u) => normalizeUrl(u.replace('www.site', 'WWW.Site')))).toEqual(urls.slice(0, 3));
   });
 });

@@ -1,0 +1,321 @@
+import { Readable, type Writable } from 'node:stream';
+import yargs from 'yargs';
+import { TopicrawlError } from '../errors.js';
+import { startCorpusServer } from '../eval/corpus-server.js';
+import { loadCorpus } from '../eval/corpus.js';
+import { STRATEGIES } from '../strategy/registry.js';
+import { runCrawl, runDemo } from './crawl-command.js';
+import { runExplain } from './explain-command.js';
+import { runNormalize } from './normalize-command.js';
+import { runExport, runStats } from './report-commands.js';
+import { runRobots } from './robots-command.js';
+
+/**
+ * The streams one run of the CLI reads and writes: the process's own in `main.ts`, captured ones
+ * when a test runs the CLI in-process. Every command writes its output to `stdout`, its messages
+ * and progress to `stderr` (a live progress line only when `stderr.isTTY`), and `normalize` reads
+ * `stdin` (none given: an empty input).
+ */
+export interface CliIo {
+  stdout: Writable;
+  stderr: Writable & { isTTY?: boolean };
+  stdin?: Readable;
+}
+
+/** The exit code for an error: 2 for user errors, 130 for Ctrl-C (E_INTERRUPTED), 1 otherwise. */
+export function exitCodeOf(err: unknown): number {
+  if (err instanceof TopicrawlError && err.code === 'E_INTERRUPTED') return 130;
+  return err instanceof TopicrawlError && err.fatal && err.code !== 'E_STORE' ? 2 : 1;
+}
+
+/** The one-line message for an error, never a stack trace (unless TOPICRAWL_DEBUG is set). */
+function errorLines(err: unknown): string {
+  if (err instanceof TopicrawlError) return `topicrawl: ${err.message} [${err.code}]\n`;
+  const msg = err instanceof Error ? err.message : String(err);
+  const stack = process.env.TOPICRAWL_DEBUG ? `${(err as Error)?.stack ?? ''}\n` : '';
+  return `topicrawl: unexpected error: ${msg.split('\n')[0]} [E_INTERNAL]\n${stack}`;
+}
+
+const commonCrawl = {
+  db: { type: 'string', describe: 'SQLite crawl file (default: <topic name>.db); re-run to resume' },
+  strategy: { type: 'string', describe: `ordering strategy: ${Object.keys(STRATEGIES).join(', ')}` },
+  'max-pages': { type: 'number', describe: 'page budget (limits.max_pages)' },
+  set: { type: 'string', array: true, describe: 'override any topic key: --set strategy.x=0.4' },
+  resolve: { type: 'string', array: true, describe: 'HOST=ADDR[:PORT]: reach HOST at ADDR, never through DNS' },
+  corpus: { type: 'string', describe: 'serve this corpus on loopback, map its hosts, report harvest against its labels' },
+  fresh: { type: 'boolean', describe: 'delete the crawl file first instead of resuming' },
+  json: { type: 'boolean', describe: 'print the summary as JSON (no progress display)' },
+} as const;
+
+/**
+ * Runs the `topicrawl` command line `argv` (without node and the script) to the end and resolves to
+ * its exit code: 0, 1 (a failure, or `normalize` met an invalid URL), 2 (a user error: usage,
+ * configuration, topic file, corpus). Errors are one line on `io.stderr`, never a stack trace. It
+ * never exits the process, never sets `process.exitCode` and never changes the working directory;
+ * relative paths are read against `process.cwd()`. Commands that run until interrupted (crawl,
+ * recrawl, serve) listen for SIGINT/SIGTERM while they run and remove their listeners when done.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let exitCode = 0;
+  const out = { log: (s: string) => void io.stdout.write(`${s}\n`) };
+
+  /** Prints a one-line error and records the exit code: 2 for user errors, 1 otherwise. Never a stack trace. */
+  function fail(err: unknown): void {
+    io.stderr.write(errorLines(err));
+    exitCode = exitCodeOf(err);
+  }
+
+  /** Wraps a command handler so that anything it throws becomes a one-line error and an exit code. */
+  function act<A>(fn: (a: A) => unknown): (a: A) => Promise<void> {
+    return async (a) => {
+      try {
+        await fn(a);
+      } catch (err) {
+        fail(err);
+      }
+    };
+  }
+
+  const program = yargs(argv)
+    .scriptName('topicrawl')
+    .usage('$0 <command> [options]\n\nA focused web crawler. See README.md.')
+    .command(
+      'crawl <topic>',
+      'crawl from a topic file (YAML) into a SQLite file; re-run the same command to resume',
+      (y) =>
+        y
+          .positional('topic', { type: 'string', demandOption: true, describe: 'topic file' })
+          .options(commonCrawl)
+          .option('revisit', { type: 'boolean', describe: 'after the crawl, revisit the pages that are due (as topicrawl recrawl does)' }),
+      act(async (a) => {
+        await runCrawl(
+          {
+            topic: a.topic, db: a.db, strategy: a.strategy, maxPages: a['max-pages'], set: a.set, resolve: a.resolve, corpus: a.corpus, fresh: a.fresh, json: a.json,
+            revisit: a.revisit,
+          },
+          out,
+          io.stderr,
+        );
+      }),
+    )
+    .command(
+      'demo',
+      'the main job: serve corpora/tobacco-demo on loopback and crawl it with topics/tobacco.yaml (npm start)',
+      (y) => y.options({ json: commonCrawl.json, db: commonCrawl.db, set: commonCrawl.set }),
+      act(async (a) => {
+        await runDemo({ json: a.json, db: a.db, set: a.set }, out, io.stderr);
+      }),
+    )
+    .command(
+      'serve <corpus>',
+      'serve a corpus on 127.0.0.1 (every host of the corpus on one port, by Host header)',
+      (y) => y.positional('corpus', { type: 'string', demandOption: true }).option('port', { type: 'number', default: 0, describe: 'port (0: any free port)' }),
+      act(async (a) => {
+        loadCorpus(a.corpus);
+        const server = await startCorpusServer(a.corpus, { port: a.port });
+        out.log(`serving ${a.corpus} on http://127.0.0.1:${server.port}/ for ${server.hosts.length} hosts; Ctrl-C to stop`);
+        out.log(`crawl it with: ${server.hosts.map((h) => `--resolve ${h}=127.0.0.1:${server.port}`).slice(0, 3).join(' ')}${server.hosts.length > 3 ? ' …' : ''}`);
+        out.log(`or simply: topicrawl crawl <topic.yaml> --corpus ${a.corpus}`);
+        await new Promise<void>((resolve) => {
+          const stop = () => {
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            void server.close().then(resolve);
+          };
+          process.on('SIGINT', stop);
+          process.on('SIGTERM', stop);
+        });
+      }),
+    )
+    .command(
+      'stats <db>',
+      'totals, status counts per host, estimated harvest, frontier size, discovery rate',
+      (y) => y.positional('db', { type: 'string', demandOption: true }).option('json', { type: 'boolean' }),
+      act((a) => runStats({ db: a.db, json: a.json }, out)),
+    )
+    .command(
+      'recrawl <db>',
+      'revisit the due pages of a crawl file: conditional requests, change detection, adaptive intervals, deletions',
+      (y) =>
+        y
+          .positional('db', { type: 'string', demandOption: true, describe: 'SQLite crawl file (its recorded configuration is used)' })
+          .options({
+            until: { type: 'string', describe: 'keep revisiting until DATE (2026-01-31T18:00:00Z) or for DURATION (12h, 7d); default: what is due now, then exit' },
+            resolve: commonCrawl.resolve,
+            json: { type: 'boolean', describe: 'print the summary as JSON' },
+          }),
+      act(async (a) => {
+        const { runRecrawl } = await import('./recrawl-command.js');
+        await runRecrawl({ db: a.db, until: a.until, resolve: a.resolve, json: a.json }, out);
+      }),
+    )
+    .command(
+      'export <db>',
+      'one JSON line per fetched page, in fetch order',
+      (y) => y.positional('db', { type: 'string', demandOption: true }).option('format', { type: 'string', default: 'jsonl', choices: ['jsonl'] }),
+      act((a) => {
+        runExport({ db: a.db, format: a.format }, (s) => io.stdout.write(s));
+      }),
+    )
+    .command(
+      'explain <db> <url>',
+      'why a URL has its priority: state, depth, life, backlinks, parent, anchors, x·IB + y·IL + z·ID, strategy figures',
+      (y) =>
+        y
+          .positional('db', { type: 'string', demandOption: true, describe: 'SQLite crawl file' })
+          .positional('url', { type: 'string', demandOption: true, describe: 'URL (normalised like the crawl does)' })
+          .option('json', { type: 'boolean', describe: 'print one JSON object' }),
+      act((a) => runExplain({ db: a.db, url: a.url, json: a.json }, out)),
+    )
+    .command(
+      'normalize [urls..]',
+      'print each URL normalised, one per line (from the arguments, or stdin one per line)',
+      (y) =>
+        y
+          .positional('urls', { type: 'string', array: true, describe: 'URLs; none: read stdin, one per line (blank lines skipped)' })
+          .options({
+            base: { type: 'string', describe: 'resolve relative URLs against this absolute URL' },
+            'sort-query': { type: 'boolean', default: true, describe: 'sort query parameters by name (--no-sort-query keeps their order)' },
+            strip: { type: 'string', describe: 'also strip this query parameter (utm_* is a prefix); repeatable, or comma-separated' },
+          })
+          .epilogue(
+            'Output line i belongs to input URL i: an invalid URL gives an EMPTY line on stdout and ' +
+              '"topicrawl: line N: <reason> [E_INVALID_URL]" on stderr (N counts stdin lines, blank ones included; ' +
+              '"argument N" for arguments). Exit 0 if every URL was valid, 1 if any was not.',
+          ),
+      act(async (a) => {
+        const strip = a.strip === undefined ? [] : ([] as unknown[]).concat(a.strip).map(String);
+        const code = await runNormalize(
+          { urls: (a.urls ?? []).map(String), base: a.base, sortQuery: a['sort-query'], strip },
+          { stdin: io.stdin ?? Readable.from([]), stdout: io.stdout, stderr: io.stderr },
+        );
+        if (code !== 0) exitCode = code;
+      }),
+    )
+    .command(
+      'robots <source> [urls..]',
+      'judge URLs against a robots.txt (a file or an http(s) URL) for a user agent, naming the rule that decided',
+      (y) =>
+        y
+          .positional('source', { type: 'string', demandOption: true, describe: 'robots.txt: a local file or an http(s) URL' })
+          .positional('urls', { type: 'string', array: true, describe: 'URLs (or paths) to judge' })
+          .options({
+            agent: { type: 'string', demandOption: true, describe: 'user agent; its product token selects the group' },
+            json: { type: 'boolean', describe: 'print a JSON array of {url, allowed, line, rule, reason}' },
+          })
+          .epilogue(
+            'A URL source is fetched like the crawler does: up to 5 redirects; 4xx: allow all; 429, 5xx or unreachable: disallow all.',
+          ),
+      act((a) => runRobots({ source: a.source, agent: a.agent, urls: (a.urls ?? []).map(String), json: a.json }, out)),
+    )
+    .command(
+      'strategies',
+      'list the ordering strategies',
+      () => {},
+      () => {
+        for (const [name, s] of Object.entries(STRATEGIES)) out.log(`${name.padEnd(18)} ${s.description}`);
+      },
+    )
+    .command(
+      'eval',
+      'compare ordering strategies on a labelled corpus served on loopback: harvest rate, target recall, curves (results.json, report.html)',
+      (y) =>
+        y
+          .options({
+            corpus: { type: 'string', demandOption: true, describe: 'corpus folder (corpus.json, site/, labels.tsv)' },
+            topic: { type: 'string', demandOption: true, describe: 'topic file; its evaluation.label names the corpus label that counts as relevant' },
+            strategies: {
+              type: 'string', array: true,
+              describe: 'comma-separated: strategy names, "default" (the topic\'s own strategy), oracle, random, or "all" (default: default,breadth-first,best-first,shark,oracle,random)',
+            },
+            budget: { type: 'number', describe: 'pages per strategy (default: the topic\'s limits.max_pages)' },
+            seeds: { type: 'string', array: true, describe: 'comma-separated start URLs (default: the topic\'s seeds)' },
+            out: { type: 'string', describe: 'folder for results.json, report.html and one <strategy>.db per strategy (default: eval-out/<topic>-<corpus>)' },
+            json: { type: 'boolean', describe: 'print results.json on stdout instead of the table' },
+            'random-seed': { type: 'number', default: 1, describe: 'seed of the random strategy' },
+            concurrency: { type: 'number', default: 1, describe: 'requests in flight (per host: the topic\'s per_host_concurrency, at most this)' },
+            set: commonCrawl.set,
+          })
+          .epilogue(
+            'Every strategy crawls through the real crawl loop from the same seeds with the same budget, politeness off ' +
+              '(no delay, robots.txt Crawl-delay ignored, its rules honoured) and one request in flight unless --concurrency says more, ' +
+              'so each order is exactly the strategy\'s own and a run repeats. oracle knows the labels (labelled URLs first): the ceiling; random: the floor.',
+          ),
+      act(async (a) => {
+        const { runEvalCommand } = await import('./eval-command.js');
+        await runEvalCommand(
+          { corpus: a.corpus, topic: a.topic, strategies: a.strategies, budget: a.budget, seeds: a.seeds, out: a.out, json: a.json, randomSeed: a['random-seed'], set: a.set,
+            concurrency: a.concurrency },
+          out,
+          (s) => io.stderr.write(`${s}\n`),
+        );
+      }),
+    )
+    .command(
+      'train',
+      'train the topic\'s page classifier on labelled pages (a corpus and/or the topic\'s training.examples): k-fold cross-validated precision/recall/F1, then the model file',
+      (y) =>
+        y.options({
+          topic: { type: 'string', demandOption: true, describe: 'topic file' },
+          corpus: { type: 'string', describe: 'labelled corpus folder (default: the topic\'s training.corpus)' },
+          label: { type: 'string', describe: 'corpus label of relevant pages (default: training.label, then evaluation.label)' },
+          out: { type: 'string', describe: 'model file to write (default: relevance.classifier.model, else <topic name>.model.json)' },
+          folds: { type: 'number', default: 5, describe: 'cross-validation folds (0 or 1: none)' },
+          set: commonCrawl.set,
+        }),
+      act(async (a) => {
+        const { runTrain } = await import('./train-command.js');
+        await runTrain({ topic: a.topic, corpus: a.corpus, label: a.label, out: a.out, folds: a.folds, set: a.set }, out);
+      }),
+    )
+    .command(
+      'tune',
+      'tune the topic\'s strategy.x/y/z, max_life and relevance.threshold by evaluation crawls of a labelled corpus; writes a tuned topic file',
+      (y) =>
+        y
+          .options({
+            corpus: { type: 'string', demandOption: true, describe: 'corpus folder (corpus.json, site/, labels.tsv)' },
+            topic: { type: 'string', demandOption: true, describe: 'topic file to tune; its evaluation.label names the corpus label that counts as relevant' },
+            budget: { type: 'number', describe: 'pages per trial crawl (default: the topic\'s limits.max_pages)' },
+            trials: { type: 'number', default: 30, describe: 'crawls to try, the file\'s own settings first' },
+            'validate-seeds': { type: 'string', array: true, describe: 'comma-separated start URLs: re-run the file\'s and the tuned settings from these seeds' },
+            'validate-topic': { type: 'string', describe: 'another topic file (its seeds and label, the same corpus): re-run both settings on it' },
+            out: { type: 'string', describe: 'tuned topic file to write (default: <topic name>.tuned.yaml)' },
+            seed: { type: 'number', default: 1, describe: 'seed of the search' },
+            objective: { type: 'string', default: 'auc', describe: 'auc: mean harvest rate over the crawl; harvest: harvest rate at the budget' },
+            json: { type: 'boolean', describe: 'print the result as JSON instead of the table' },
+            set: commonCrawl.set,
+          })
+          .conflicts('validate-seeds', 'validate-topic'),
+      act(async (a) => {
+        const { runTuneCommand } = await import('./tune-command.js');
+        await runTuneCommand(
+          {
+            corpus: a.corpus, topic: a.topic, budget: a.budget, trials: a.trials, validateSeeds: a['validate-seeds'], validateTopic: a['validate-topic'],
+            out: a.out, seed: a.seed, objective: a.objective, json: a.json, set: a.set,
+          },
+          out,
+          (s) => io.stderr.write(`${s}\n`),
+        );
+      }),
+    )
+    .demandCommand(1, 'name a command: crawl, recrawl, demo, serve, stats, export, explain, eval, tune, train, normalize, robots, strategies')
+    .strict()
+    .fail((msg, err) => {
+      // yargs reports usage errors (and errors thrown by handlers) here; nothing has started yet
+      throw err ?? new TopicrawlError('E_USAGE', `${msg} (see topicrawl --help)`);
+    })
+    .help()
+    .exitProcess(false);
+  try {
+    // with a callback yargs hands over what it would print (--help, --version) instead of printing it
+    let printed = '';
+    await program.parseAsync(argv, {}, (_err, _argv, output) => {
+      printed = output;
+    });
+    if (printed) io.stdout.write(printed.endsWith('\n') ? printed : `${printed}\n`);
+  } catch (err) {
+    fail(err);
+  }
+  return exitCode;
+}
