@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -6,9 +5,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { startCorpusServer } from '../../src/eval/corpus-server.js';
 import { generateSynthCorpus } from '../../src/eval/synth-corpus.js';
 import type { ExportRow } from '../../src/store/crawl-report.js';
-import { openDatabase } from '../../src/store/sqlite-store.js';
 import type { TopicInput } from '../../src/topic/topic-schema.js';
-import { crawlCorpus, readRows, repoRoot } from '../helpers/crawl-corpus.js';
+import { crawlCorpus, readRows } from '../helpers/crawl-corpus.js';
+import { crawlKilledAfter } from '../helpers/cli-process.js';
 import { runCli } from '../helpers/run-cli.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
 
@@ -74,28 +73,7 @@ describe('resume and the directory yield factor', () => {
     const db = join(dir, 'killed.db');
     try {
       const args = ['crawl', topicFile, '--db', db, ...Object.entries(server.resolveMap()).flatMap(([h, a]) => ['--resolve', `${h}=${a}`]), '--json'];
-      const child = spawn(process.execPath, [join(repoRoot, 'bin/topicrawl.js'), ...args], { stdio: 'ignore' });
-      await new Promise<void>((resolve, reject) => {
-        const poll = setInterval(() => {
-          try {
-            const conn = openDatabase(db, { readonly: true });
-            const n = (conn.prepare('SELECT COUNT(*) AS n FROM urls WHERE fetch_seq IS NOT NULL').get() as { n: number }).n;
-            conn.close();
-            if (n >= 70) {
-              clearInterval(poll);
-              child.kill('SIGKILL');
-              resolve();
-            }
-          } catch {
-            /* file not created yet */
-          }
-        }, 20);
-        child.on('exit', () => {
-          clearInterval(poll);
-          reject(new Error('crawl ended before it could be killed'));
-        });
-      });
-      await new Promise((r) => child.once('exit', r));
+      await crawlKilledAfter(args, db, 70);
       expect(readRows(db).length).toBeLessThan(BUDGET);
       const again = await runCli(args);
       expect(again.code, again.stderr).toBe(0);

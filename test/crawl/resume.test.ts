@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { startCorpusServer, type CorpusRequestRecord } from '../../src/eval/corpus-server.js';
 import { generateSynthCorpus } from '../../src/eval/synth-corpus.js';
-import { openDatabase } from '../../src/store/sqlite-store.js';
 import type { TopicInput } from '../../src/topic/topic-schema.js';
-import { crawlCorpus, readRows, repoRoot } from '../helpers/crawl-corpus.js';
+import { crawlCorpus, readRows } from '../helpers/crawl-corpus.js';
+import { crawlKilledAfter } from '../helpers/cli-process.js';
 import { runCli } from '../helpers/run-cli.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
 
@@ -63,28 +62,7 @@ describe('resume', () => {
     try {
       const db = join(dir, 'killed.db');
       const args = ['crawl', topicFile, '--db', db, ...Object.entries(server.resolveMap()).flatMap(([h, a]) => ['--resolve', `${h}=${a}`]), '--json'];
-      const child = spawn(process.execPath, [join(repoRoot, 'bin/topicrawl.js'), ...args], { stdio: 'ignore' });
-      const killedAt = await new Promise<number>((resolve, reject) => {
-        const poll = setInterval(() => {
-          try {
-            const conn = openDatabase(db, { readonly: true });
-            const n = (conn.prepare('SELECT COUNT(*) AS n FROM urls WHERE fetch_seq IS NOT NULL').get() as { n: number }).n;
-            conn.close();
-            if (n >= 40) {
-              clearInterval(poll);
-              child.kill('SIGKILL');
-              resolve(n);
-            }
-          } catch {
-            /* file not created yet */
-          }
-        }, 20);
-        child.on('exit', () => {
-          clearInterval(poll);
-          reject(new Error('crawl ended before it could be killed'));
-        });
-      });
-      await new Promise((r) => child.once('exit', r));
+      const killedAt = await crawlKilledAfter(args, db, 40);
       expect(killedAt).toBeLessThan(400);
       const before = fetchedUrls(db).length;
       expect(before).toBeLessThan(400);

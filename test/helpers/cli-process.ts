@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { openDatabase } from '../../src/store/sqlite-store.js';
 import { repoRoot } from './crawl-corpus.js';
 
 /** The end of a `topicrawl` child process. */
@@ -89,4 +90,36 @@ export function startCli(args: string[], opts: ProcessOptions = {}): CliProcess 
 /** Runs the real `topicrawl` bin in a child process to its end. */
 export function runCliProcess(args: string[], opts: ProcessOptions = {}): Promise<ProcessResult> {
   return startCli(args, opts).done;
+}
+
+/**
+ * Runs `topicrawl <args>` (a crawl into `db`) in a child process and kills it with SIGKILL once the
+ * file holds at least `pages` fetched pages; resolves, after the process is gone, to the count seen
+ * then. Rejects if the crawl ends by itself first.
+ */
+export async function crawlKilledAfter(args: string[], db: string, pages: number): Promise<number> {
+  const child = spawn(process.execPath, [join(repoRoot, 'bin/topicrawl.js'), ...args], { stdio: 'ignore' });
+  const exited = new Promise((r) => child.once('exit', r));
+  const seen = await new Promise<number>((resolve, reject) => {
+    const poll = setInterval(() => {
+      try {
+        const conn = openDatabase(db, { readonly: true });
+        const n = (conn.prepare('SELECT COUNT(*) AS n FROM urls WHERE fetch_seq IS NOT NULL').get() as { n: number }).n;
+        conn.close();
+        if (n >= pages) {
+          clearInterval(poll);
+          child.kill('SIGKILL');
+          resolve(n);
+        }
+      } catch {
+        /* file not created yet */
+      }
+    }, 20);
+    child.on('exit', () => {
+      clearInterval(poll);
+      reject(new Error('crawl ended before it could be killed'));
+    });
+  });
+  await exited;
+  return seen;
 }
