@@ -11,11 +11,12 @@
  * and auc), then the means and the two ratios of the target: default ÷ breadth-first and
  * default ÷ oracle (both on the mean harvest at the budget).
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runEval } from '../src/eval/eval-runner.js';
+import { corpusSet } from './corpus-sets.js';
 import type { EvalResults } from '../src/eval/eval-types.js';
 import { loadConfig } from '../src/topic/config.js';
 
@@ -30,26 +31,18 @@ const { values: a } = parseArgs({
 const root = new URL('../', import.meta.url).pathname;
 const budget = Number(a.budget);
 const strategies = a.strategies.split(',').map((s) => s.trim()).filter(Boolean);
-const SETS: Record<string, { corpus: string; prefix: string }> = {
-  synth: { corpus: 'corpora/synth', prefix: 'synth-' },
-  webkb: { corpus: 'corpora/webkb', prefix: 'webkb-' },
-};
 
 const out: Record<string, EvalResults[]> = {};
 const dbRoot = mkdtempSync(join(tmpdir(), 'eval-figures-'));
 try {
   for (const set of a.sets.split(',')) {
-    const s = SETS[set];
-    if (!s) throw new Error(`unknown set ${set} (known: ${Object.keys(SETS).join(', ')})`);
-    const corpusDir = join(root, s.corpus);
-    if (!existsSync(join(corpusDir, 'corpus.json'))) {
-      process.stderr.write(`${set}: ${s.corpus} is missing, skipped\n`);
-      continue;
-    }
-    const topics = readdirSync(join(root, 'topics')).filter((f) => f.startsWith(s.prefix) && f.endsWith('.yaml')).sort();
+    const found = corpusSet(root, set);
+    if (!found) continue;
+    const { corpusDir } = found;
     out[set] = [];
-    for (const t of topics) {
-      const config = loadConfig(join(root, 'topics', t));
+    for (const file of found.topics) {
+      const t = basename(file);
+      const config = loadConfig(file);
       const r = await runEval({ config, corpusDir, strategies, budget, dbDir: join(dbRoot, `${set}-${t}`) });
       process.stderr.write(`${set}/${t}: done\n`);
       out[set].push(r);

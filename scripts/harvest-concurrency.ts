@@ -12,13 +12,14 @@
  * leaves only what a crawl at N cannot know (the links of the N − 1 other pages in flight); `both`
  * runs the two, to split the drop between them. `--repeat R` runs each crawl R times (a crawl with
  * more than one request in flight depends on timing) and prints the mean.
- * Sets as in scripts/eval-figures.ts (corpora/synth: `npm run gen-corpus`; corpora/webkb: `npm run build-webkb`).
+ * Sets as in scripts/corpus-sets.ts (corpora/synth: `npm run gen-corpus`; corpora/webkb: `npm run build-webkb`).
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCorpus } from '../src/eval/corpus.js';
+import { corpusSet } from './corpus-sets.js';
 import { startCorpusServer } from '../src/eval/corpus-server.js';
 import { evaluationLabel, runStrategyOnCorpus } from '../src/eval/eval-runner.js';
 import { buildConfig, loadConfig } from '../src/topic/config.js';
@@ -38,28 +39,21 @@ const budget = Number(a.budget);
 const repeat = Number(a.repeat);
 const levels = a.concurrency.split(',').map(Number);
 const perHostModes = a['per-host'] === 'both' ? ['1', 'N'] : [a['per-host']];
-const SETS: Record<string, { corpus: string; prefix: string }> = {
-  synth: { corpus: 'corpora/synth', prefix: 'synth-' },
-  webkb: { corpus: 'corpora/webkb', prefix: 'webkb-' },
-};
 
 interface Row { set: string; topic: string; perHost: string; harvest: Record<number, number>; auc: Record<number, number>; pagesPerSec: Record<number, number> }
 const rows: Row[] = [];
 const dbRoot = mkdtempSync(join(tmpdir(), 'harvest-concurrency-'));
 try {
   for (const set of a.sets.split(',')) {
-    const s = SETS[set];
-    if (!s) throw new Error(`unknown set ${set} (known: ${Object.keys(SETS).join(', ')})`);
-    const corpusDir = join(root, s.corpus);
-    if (!existsSync(join(corpusDir, 'corpus.json'))) {
-      process.stderr.write(`${set}: ${s.corpus} is missing, skipped\n`);
-      continue;
-    }
+    const found = corpusSet(root, set);
+    if (!found) continue;
+    const { corpusDir } = found;
     const corpus = loadCorpus(corpusDir);
     const server = await startCorpusServer(corpusDir);
     try {
-      for (const t of readdirSync(join(root, 'topics')).filter((f) => f.startsWith(s.prefix) && f.endsWith('.yaml')).sort()) {
-        const topic = loadConfig(join(root, 'topics', t));
+      for (const file of found.topics) {
+        const t = basename(file);
+        const topic = loadConfig(file);
         const label = evaluationLabel(topic, corpus);
         for (const mode of perHostModes) {
           const row: Row = { set, topic: topic.name, perHost: mode, harvest: {}, auc: {}, pagesPerSec: {} };

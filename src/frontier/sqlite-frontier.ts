@@ -11,25 +11,10 @@ import { UrlState } from '../store/schema.js';
 import { type FrontierStatements, prepareStatements } from './frontier-statements.js';
 import { RunStore } from './run-store.js';
 import { SeenIndex } from './seen-index.js';
+import type { SqliteFrontierOptions } from './sqlite-frontier-options.js';
 
-export interface SqliteFrontierOptions {
-  /** Default politeness delay between two requests to one host (ms). */
-  delayMs: number;
-  /** Requests in flight per host. */
-  perHostConcurrency: number;
-  /**
-   * Requests in flight in all (the crawl's limit). When given, next() keeps best-first order across
-   * them: it holds back a URL that this many better URLs outrank (see {@link SqliteFrontier.next}).
-   * Default: no such limit, the best URL of a host that may be contacted is always handed out.
-   */
-  concurrency?: number;
-  /** Best queued URLs of a host kept in memory (default 4): one store query per this many hand-outs. */
-  candidatesPerHost?: number;
-  /** Page cache of the on-disk queues, in MB (default 32); the rest of the queues stay on disk. */
-  queueCacheMb?: number;
-  /** Queue entries buffered in memory before they are written to disk as runs (default 1,048,576). */
-  runBuffer?: number;
-}
+export type { SqliteFrontierOptions };
+
 
 type QueueKey = { id: number; host_id: number; state: number; priority: number; seq: number };
 type UrlRow = { url: string; depth: number; priority: number; life: number; seq: number; hops: number; parent_id: number | null; anchor: string | null };
