@@ -48,5 +48,6 @@ export function prepareStatements(db: Database.Database) {
     hostInsert: db.prepare('INSERT INTO hosts (name) VALUES (?)'),
     hostDelay: db.prepare('UPDATE hosts SET delay_ms = ? WHERE id = ?'),
     hostNext: db.prepare('UPDATE hosts SET next_at = ? WHERE id = ?'),
+    hostNextAtLeast: db.prepare('UPDATE hosts SET next_at = MAX(next_at, ?) WHERE id = ?'),
   };
 }

@@ -6,7 +6,8 @@ import { type HostSlot, newHostSlot } from './host-queue.js';
  * The frontier's hosts: one {@link HostSlot} per host, by id and by name, loaded from the `hosts`
  * table when the frontier opens and created (with its row) when a new host's first URL is added.
  * What must outlive the process is written through to `hosts`: a host's politeness delay
- * (Crawl-delay) and its back-off time (`next_at`). Whether a host is closed (robots.txt being
+ * (Crawl-delay) and its back-off time (`next_at`); the time after its last request is saved there
+ * on close ({@link HostTable.saveNextTimes}). Whether a host is closed (robots.txt being
  * fetched) lasts only for the run.
  *
  * The methods that change when a host may be asked return the slot whose schedule changed (null
@@ -78,6 +79,16 @@ export class HostTable {
     host.nextAt = until;
     this.st.hostNext.run(until, id);
     return host;
+  }
+
+  /**
+   * Keeps in `hosts` when each host may next be asked, for the hosts contacted lately (next time
+   * after `now`): the politeness delay after the last request then holds across runs.
+   */
+  saveNextTimes(db: Database.Database, now: number): void {
+    db.transaction(() => {
+      for (const host of this.byId.values()) if (host.nextAt > now) this.st.hostNextAtLeast.run(host.nextAt, host.id);
+    })();
   }
 
   private slot(id: number, name: string): HostSlot {

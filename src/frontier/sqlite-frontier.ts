@@ -129,6 +129,7 @@ export class SqliteFrontier implements Frontier {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.hosts.saveNextTimes(this.db, Date.now()); // a run started right after this one keeps the delay
     if (!this.runs.path) return this.runs.close();
     // everything queued goes to the runs: the fronts, and URLs handed out that no outcome recorded
     for (const host of this.hosts.values()) for (const c of host.cands.splice(0)) this.runs.push(host.id, c.priority, c.seq, c.id);

@@ -8,6 +8,7 @@ import { RobotsCache } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
 import { compressBody } from '../store/body-codec.js';
 import { RevisitStore, type CheckOutcome, type DuePage } from '../store/revisit-store.js';
+import { storeError } from '../store/open-database.js';
 import type { Config } from '../topic/config.js';
 import { budgetLevel, classOf, enrolFetchedPages } from './revisit-schedule.js';
 import { nextIntervalMs, pageChangeRate, type BudgetLevel } from './revisit-policy.js';
@@ -74,6 +75,8 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     this.fetcher = opts.fetcher ?? new UndiciFetcher(fetcherOptions(this.cfg, opts));
     const p = this.cfg.politeness;
     this.robots = p.robots ? new RobotsCache(this.fetcher, { userAgent: p.user_agent, now: this.now }) : null;
+    // politeness holds across runs: a host asked just before this run started waits its delay
+    if (!opts.now) for (const [id, at] of this.rs.hostNextTimes(Date.now())) this.hostReady.set(id, at);
   }
 
   /** Asks the run to stop: nothing new starts; checks in flight finish and are recorded. */
@@ -181,11 +184,19 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
    * of them even if one fails; throws E_STORE if closing failed, unless runDue() already threw.
    */
   async close(): Promise<void> {
+    let saveError: unknown = null;
+    try {
+      // with the real clock (not a simulated one), the next run starts where this one's delays end
+      if (!this.opts.now) this.rs.saveHostNextTimes(new Map([...this.hostReady].filter(([, at]) => at > Date.now())));
+    } catch (err) {
+      saveError = err; // reported below unless the run's own error is the one to report
+    }
     try {
       if (this.ownsFetcher) await this.fetcher.close();
     } finally {
       closeCrawlState(this.state, this.runError);
     }
+    if (saveError && !this.runError) throw storeError(this.opts.dbPath, saveError);
   }
 
   private timerSleep(ms: number): Promise<void> {

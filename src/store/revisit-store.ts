@@ -92,6 +92,20 @@ const DAY_MS = 86_400_000;
 export class RevisitStore {
   private readonly st;
 
+  /** Hosts that may not be asked before a time after `now` (a delay or back-off a run left): host id → time (ms). */
+  hostNextTimes(now: number): Map<number, number> {
+    const rows = this.db.prepare('SELECT id, next_at FROM hosts WHERE next_at > ?').all(now) as { id: number; next_at: number }[];
+    return new Map(rows.map((r) => [r.id, r.next_at]));
+  }
+
+  /** Keeps when each host may next be asked (a later time already stored stays). */
+  saveHostNextTimes(times: Map<number, number>): void {
+    const st = this.db.prepare('UPDATE hosts SET next_at = MAX(next_at, ?) WHERE id = ?');
+    this.db.transaction(() => {
+      for (const [id, at] of times) st.run(at, id);
+    })();
+  }
+
   /** `db` must be a crawl file opened by openDatabase (the tables exist). */
   constructor(readonly db: Database.Database) {
     this.st = {
