@@ -11,7 +11,6 @@ import { ROBOTS_UNREACHABLE_KEY, UrlState } from '../store/schema.js';
 import { storeError, type SqliteStore } from '../store/sqlite-store.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { AnalyzerPool } from './analyzer-pool.js';
-import { createAddressGate, type AddressGate } from './address-gate.js';
 import { RetryPolicy } from './retry-policy.js';
 import { RobotsGate } from './robots-gate.js';
 import type { ScopeDecision } from '../url/scope.js';
@@ -40,7 +39,6 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private readonly robotsCache: RobotsCache | null;
   private readonly scope: (url: string) => ScopeDecision;
   private readonly retry: RetryPolicy;
-  private readonly addressGate: AddressGate;
   private readonly suspended = new Set<string>();
   private readonly deps: ProcessorDeps;
   private readonly analyzers: AnalyzerPool;
@@ -73,7 +71,6 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
           maxCrawlDelayMs: opts.maxCrawlDelayMs ?? cfg.politeness.max_crawl_delay_ms,
         }, this.retry)
       : null;
-    this.addressGate = createAddressGate({ allowPrivate: cfg.fetch.allow_private, resolve: opts.resolve });
     const scope = scopeOf(cfg);
     this.scope = scope;
     this.analyzers = new AnalyzerPool(analysis, opts.workers);
@@ -236,9 +233,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private async handle(item: FrontierItem): Promise<void> {
     this.attempted = true;
     try {
-      // a private IP literal is refused before anything, its robots.txt included
-      const refused = this.addressGate(item.url);
-      if (!refused && this.robots) {
+      if (this.robots) {
         // a robots.txt that cannot be fetched (RFC 9309 §2.3.1.4): the URL stays queued; the host is
         // retried with back-off, then suspended for the run and counted as an error
         const a = await this.robots.admit(item);
@@ -254,7 +249,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         this.reached = true; // its robots.txt answered
         if (a.kind === 'skipped') return this.uncount(item);
       }
-      const res = refused ?? (await this.fetcher.fetch(item.url));
+      const res = await this.fetcher.fetch(item.url);
       if (res.status > 0) this.reached = true;
       const d = this.retry.decide(item.id, item.hostId, res, Date.now());
       if (d.kind === 'retry') {
