@@ -7,7 +7,7 @@ import { UndiciFetcher } from '../fetch/undici-fetcher.js';
 import type { FrontierItem } from '../frontier/frontier.js';
 import type { SqliteFrontier } from '../frontier/sqlite-frontier.js';
 import { crawlTotals } from '../store/crawl-report.js';
-import { ROBOTS_UNREACHABLE_KEY, UrlState } from '../store/schema.js';
+import { UrlState } from '../store/schema.js';
 import { storeError, type SqliteStore } from '../store/sqlite-store.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { AnalyzerPool } from './analyzer-pool.js';
@@ -240,9 +240,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         if (a.kind === 'retry') this.emit('warn', { code: a.code, message: a.message, url: item.url });
         if (a.kind === 'suspend') {
           this.stats.hostError();
-          // recorded in the file too, so that `stats` counts it as the summary does
-          this.store.bumpHost(item.hostId, 0, 1);
-          this.store.setMeta(ROBOTS_UNREACHABLE_KEY, String(Number(this.store.getMeta(ROBOTS_UNREACHABLE_KEY) ?? 0) + 1));
+          this.store.recordRobotsUnreachable(item.hostId); // in the file too: `stats` counts it as the summary does
           this.suspendHost(item, a.why);
         }
         if (a.kind === 'retry' || a.kind === 'suspend') return this.uncount(item);

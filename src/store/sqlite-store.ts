@@ -4,6 +4,7 @@ import { TopicrawlError } from '../errors.js';
 import { Checkpointer } from './checkpointer.js';
 import { CrawlLock } from './crawl-lock.js';
 import { assertCrawlFileOrNothing, CRAWL_FILE_SIDES, openDatabase, storeError } from './open-database.js';
+import { crawlTotals } from './crawl-report.js';
 import { ROBOTS_UNREACHABLE_KEY, UrlState } from './schema.js';
 import type { MetricsRow, PageOutcome, ResponseRecord, Store, StoreCounters } from './store.js';
 
@@ -76,13 +77,6 @@ export class SqliteStore implements Store {
         `INSERT INTO metrics (at, fetched, queued, relevant, errors, bytes, known, pruned, pages_per_sec, discovery_rate)
          VALUES (@at, @fetched, @queued, @relevant, @errors, @bytes, @known, @pruned, @pagesPerSec, @discoveryRate)`,
       ),
-      counters: db.prepare(
-        `SELECT
-           SUM(state IN (2, 3)) AS fetched, SUM(relevant = 1) AS relevant, SUM(state IN (2, 3) AND error IS NOT NULL) AS errors,
-           COUNT(*) AS known, SUM(state = 0) AS queued, SUM(state = 4) AS pruned
-         FROM urls`,
-      ),
-      bytes: db.prepare('SELECT COALESCE(SUM(body_bytes), 0) AS b FROM responses'),
       maxSeq: db.prepare('SELECT MAX(fetch_seq) AS m FROM urls'),
     };
     this.fetchSeq = ((this.st.maxSeq.get() as { m: number | null }).m ?? 0) + 1;
@@ -199,6 +193,13 @@ export class SqliteStore implements Store {
     this.st.bumpHost.run(fetched, errors, hostId);
   }
 
+  recordRobotsUnreachable(hostId: number): void {
+    this.transaction(() => {
+      this.st.bumpHost.run(0, 1, hostId);
+      this.setMeta(ROBOTS_UNREACHABLE_KEY, String(Number(this.getMeta(ROBOTS_UNREACHABLE_KEY) ?? 0) + 1));
+    });
+  }
+
   setHostRobots(hostId: number, status: string, crawlDelayMs: number | null): void {
     this.st.hostRobots.run(status, crawlDelayMs, Date.now(), hostId);
   }
@@ -207,14 +208,12 @@ export class SqliteStore implements Store {
     this.st.metrics.run({ ...m });
   }
 
+  /** The file's totals, as `stats` and the end-of-crawl summary read them (crawlTotals: one definition of each). */
   counters(): StoreCounters {
-    const c = this.st.counters.get() as Record<string, number | null>;
-    const b = this.st.bytes.get() as { b: number };
-    return {
-      fetched: c.fetched ?? 0, relevant: c.relevant ?? 0, errors: (c.errors ?? 0) + Number(this.getMeta(ROBOTS_UNREACHABLE_KEY) ?? 0), bytes: b.b, known: c.known ?? 0,
-      queued: c.queued ?? 0, pruned: c.pruned ?? 0,
-    };
+    const t = crawlTotals(this.db);
+    return { fetched: t.fetched, relevant: t.relevant, errors: t.errors, bytes: t.bytes, known: t.known, queued: t.queued, pruned: t.pruned };
   }
+
 
   nextFetchSeq(): number {
     return this.fetchSeq++;

@@ -24,6 +24,8 @@ export interface Store {
   /** Host counters. */
   bumpHost(hostId: number, fetched: number, errors: number): void;
   setHostRobots(hostId: number, status: string, crawlDelayMs: number | null): void;
+  /** A host given up for the run because its robots.txt could not be fetched: an error of the crawl with no page outcome. */
+  recordRobotsUnreachable(hostId: number): void;
   recordMetrics(m: MetricsRow): void;
   /** Counters summed from the tables (cheap enough to call every second). */
   counters(): StoreCounters;
