@@ -16,6 +16,7 @@ import { createServer } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { UndiciFetcher } from '../src/fetch/undici-fetcher.js';
 import { parseSitemap } from '../src/fetch/sitemap-parse.js';
+import { writeRepeated } from '../test/helpers/hostile-server.js';
 
 const SM = 'http://www.example.com/sitemap.xml';
 const url = (loc: string) => `<url><loc>${loc}</loc></url>`;
@@ -62,15 +63,7 @@ console.log('npx tsx scripts/bench-hostile-input.ts');
   const server = createServer((req, res) => {
     if (req.url !== '/bomb') return void res.writeHead(200, { 'content-type': 'text/html' }).end(plain);
     res.writeHead(200, { 'Content-Encoding': 'gzip', 'content-type': 'text/html' });
-    let sent = 0;
-    const pump = (): void => {
-      while (sent < members && !res.destroyed) {
-        sent++;
-        if (!res.write(member)) return void res.once('drain', pump);
-      }
-      if (sent >= members) res.end();
-    };
-    pump();
+    writeRepeated(res, member, members);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as import('node:net').AddressInfo).port;

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { brotliCompressSync, createGzip, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { UndiciFetcher } from '../../src/fetch/undici-fetcher.js';
 import type { FetcherOptions } from '../../src/fetch/fetcher.js';
+import { writeRepeated } from '../helpers/hostile-server.js';
 import { serve, type TestServer } from './serve.js';
 
 const servers: TestServer[] = [];
@@ -121,19 +122,11 @@ describe('UndiciFetcher', () => {
   it('stops a gzip bomb at the cap, early', async () => {
     const member = gzipSync(Buffer.alloc(16 << 20)); // 16 MiB of zeros, ~16 KB
     const members = 640; // 10 GiB decoded, ~10 MB on the wire
-    let sent = 0;
     let closedAt = -1;
     const { fetcher } = await setup((_req, res) => {
       res.writeHead(200, { 'Content-Encoding': 'gzip' });
-      res.on('close', () => (closedAt = sent));
-      const pump = (): void => {
-        while (sent < members && !res.destroyed) {
-          sent++;
-          if (!res.write(member)) return void res.once('drain', pump);
-        }
-        if (sent >= members) res.end();
-      };
-      pump();
+      const sent = writeRepeated(res, member, members);
+      res.on('close', () => (closedAt = sent()));
     }, { maxPageBytes: 100_000, bodyTimeoutMs: 20_000 });
     const r = await fetcher.fetch('http://some.example/bomb'); // how fast: scripts/bench-hostile-input.ts
     expect(r.error?.code).toBe('E_TOO_LARGE');

@@ -165,6 +165,24 @@ const html = { 'content-type': 'text/html; charset=utf-8' };
 
 const BIG_PREFIX = '<!doctype html><html><head><title>big</title></head><body>';
 
+/**
+ * Writes `chunk` `times` times as fast as the client reads it (backpressure), then ends; stops when
+ * the client goes away. Returns how many were written so far (a gzip bomb of repeated members: how
+ * far the client read before it gave up).
+ */
+export function writeRepeated(res: ServerResponse, chunk: Buffer, times: number): () => number {
+  let sent = 0;
+  const pump = (): void => {
+    while (sent < times && !res.destroyed) {
+      sent++;
+      if (!res.write(chunk)) return void res.once('drain', pump);
+    }
+    if (sent >= times) res.end();
+  };
+  pump();
+  return () => sent;
+}
+
 /** Writes `total` bytes of HTML as fast as the client reads them (backpressure), then ends. */
 function streamBig(res: ServerResponse, ctx: Ctx, total: number): void {
   const chunk = Buffer.from(`<p>${'big page 烟草 '.repeat(4000)}</p>\n`);
