@@ -1,5 +1,5 @@
 import type { Frontier, NewUrl, UrlChange } from '../frontier/frontier.js';
-import { UrlState } from '../store/schema.js';
+import { UrlState } from '../frontier/url-state.js';
 import type { LinkInfo, PageInfo, Strategy } from '../strategy/strategy.js';
 import { inlinkContribution } from '../strategy/strategy.js';
 import type { AnalyzedLink } from './page-analysis.js';

@@ -1,7 +1,7 @@
 import type { PageEvent } from '../events.js';
 import type { FetchResult } from '../fetch/fetcher.js';
 import type { Frontier, FrontierItem } from '../frontier/frontier.js';
-import { UrlState } from '../store/schema.js';
+import { UrlState } from '../frontier/url-state.js';
 import type { Store } from '../store/store.js';
 import type { PageInfo, Strategy } from '../strategy/strategy.js';
 import { hostKey } from '../url/host.js';

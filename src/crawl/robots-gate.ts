@@ -3,7 +3,7 @@ import type { FetchResult } from '../fetch/fetcher.js';
 import type { RobotsCache, RobotsFailure } from '../fetch/robots.js';
 import type { Frontier, FrontierItem } from '../frontier/frontier.js';
 import type { RetryPolicy } from './retry-policy.js';
-import { UrlState } from '../store/schema.js';
+import { UrlState } from '../frontier/url-state.js';
 import type { Store } from '../store/store.js';
 
 /**

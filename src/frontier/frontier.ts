@@ -1,115 +1,117 @@
+import type { KnownUrl, NewUrl, UrlChange, FrontierItem } from './local-frontier.js';
+
+export type { KnownUrl, NewUrl, UrlChange, FrontierItem } from './local-frontier.js';
+
 /**
- * The frontier: every URL the crawl knows, deduplicated by a fixed-length hash of its normalised
- * form, and the queued ones kept in per-host queues ordered by priority (higher first), ties
- * broken first-in first-out by discovery sequence.
+ * The crawl's frontier door: every URL the crawl knows, deduplicated by the 16-byte hash of its
+ * normalised form, the queued ones handed out best first under per-host politeness, and the page
+ * budget. Asynchronous and batched in the style of crawler-commons' URLFrontier API, so that one
+ * crawl engine runs on the embedded SQLite frontier (one process) or on a shared one (Redis, many
+ * worker processes on many machines).
  *
  * Contract:
- * - A URL is "seen" from the moment it is added, whatever its state; adding it again is a no-op
- *   (use {@link Frontier.update} to change a queued URL's priority or revive a pruned one).
- * - {@link Frontier.next} never sleeps: it hands out the best URL among hosts that may be
- *   contacted now (politeness delay elapsed, per-host and global concurrency not exceeded),
- *   or says when to ask again, or that nothing is queued. With a global concurrency N, it keeps
- *   best-first order across the requests in flight: it holds back a URL that N better URLs
- *   outrank, counting the requests in flight and the queued URLs of hosts that only their own
- *   requests in flight keep from being contacted (they may be asked again as soon as one ends).
- * - Every URL handed out must be given back with {@link Frontier.release}, after its outcome is
- *   recorded, so that its host can be scheduled again.
- * - State survives in the store: a URL handed out but never recorded is queued again on reopen.
+ * - **Seen once.** A URL is known from the moment an {@link Frontier.intake} that adds it returns,
+ *   whatever its state, to every client of the frontier. Adding a URL that is known by then (another
+ *   page or worker added it in between) does not add it again: its known id is returned instead
+ *   and it is counted in `IntakeResult.existing`.
+ * - **Order.** {@link Frontier.claim} hands out, among the hosts that may be contacted at that time
+ *   (politeness delay since the host's last request elapsed, host not closed or over its budget),
+ *   the host whose best queued URL has the highest priority, and that host's best URLs (higher
+ *   priority first; ties first-in first-out by discovery). A shared frontier decides "may be
+ *   contacted" with its own clock, never the client's.
+ * - **Leases.** A URL handed out is leased to the caller and is not handed out again while the
+ *   lease holds. Every lease ends with one {@link Frontier.settle}: `done` (its outcome is recorded
+ *   in the store), or `requeue` (a retry, or robots.txt could not be read: back in its host's
+ *   queue). A lease not settled in time (`Lease.expiresAt`; the caller died) expires and the URL is
+ *   served again; a settle of an expired lease whose URL was served again returns false, and the
+ *   caller must not record it (it is, or will be, recorded by the new holder).
+ * - **Politeness.** Handing out a URL puts its host to sleep for its delay (topic delay raised by
+ *   robots.txt Crawl-delay, {@link Frontier.setHostDelay}); settling it starts the delay again from
+ *   then, so two requests to one host are at least the delay apart whoever makes them.
+ * - **Budget.** Leases count against the page budget (all pages and per host) from claim on; a
+ *   settle with `counted: false` gives the page back (robots.txt disallowed it, a retry). When the
+ *   budget is spent, claim says `budget`.
+ * - **Durability.** When a call's promise resolves, its effect is visible to every client. What
+ *   survives a crash: the embedded frontier keeps URLs in the crawl file (committed in groups: a
+ *   crash loses at most the last group of pages, which are fetched again); a shared frontier keeps
+ *   what its server keeps (Redis with AOF: everything acknowledged).
+ * - **Resume.** A frontier reopened after a stop or a crash serves every URL that was queued or
+ *   leased without a recorded outcome; nothing is lost, nothing fetched is served again (beyond the
+ *   last commit group of the embedded frontier).
  */
 export interface Frontier {
-  /** Known URLs among these hashes. */
-  lookup(hashes: Buffer[]): Map<string, KnownUrl>;
-  /** Adds new URLs (callers checked they are unknown). Returns their ids in order. */
-  add(entries: NewUrl[]): number[];
-  /** Changes known URLs: priority, life, inlink counters, and QUEUED ⇄ PRUNED revival. */
-  update(changes: UrlChange[]): void;
-  /** Sets the priority of URLs that are still queued (others are left alone). Returns how many changed. */
-  reprioritize(updates: { id: number; priority: number }[]): number;
-  /** The next URL to fetch at time `now` (ms). */
-  next(now: number): NextResult;
-  /** Gives a handed-out URL's host slot back; the host may be contacted again after its delay. */
-  release(item: FrontierItem, now: number): void;
-  /** Sets a host's politeness delay (topic delay raised by robots Crawl-delay). */
-  setHostDelay(hostId: number, delayMs: number): void;
-  /** Stops handing out a host's URLs (per-host budget reached, host suspended); they stay queued. */
-  closeHost(hostId: number): void;
-  /** Hands out a closed host's URLs again (a page it counted turned out not to count). */
-  openHost(hostId: number): void;
-  /** Keeps a host from being contacted before `until` (ms): back-off, Retry-After. */
-  deferHost(hostId: number, until: number): void;
-  /**
-   * Puts a handed-out URL back in its queue (a retry); call instead of recording an outcome, then
-   * {@link Frontier.release} as usual.
-   */
-  requeue(item: FrontierItem): void;
-  /** Number of queued URLs. */
-  size(): number;
-  /** Number of URLs handed out and not yet released. */
-  inFlight(): number;
-  /** Id of a host (created if new). */
-  hostId(name: string): number;
+  /** What the frontier knows of these URLs, by hash (hex). `host` lets a sharded frontier find them. */
+  known(urls: readonly UrlKey[]): Promise<Map<string, KnownUrl>>;
+  /** New URLs, changes to known ones and priority updates, in one call (one page's links, or seeds). */
+  intake(batch: IntakeBatch): Promise<IntakeResult>;
+  /** Up to `max` URLs to fetch now, leased; or when to ask again; or why there is nothing. */
+  claim(max: number, now: number): Promise<Claim>;
+  /** Ends a lease (see the contract). Returns false when the lease had expired and the URL was served again. */
+  settle(lease: Lease, how: Settlement, now: number): Promise<boolean>;
+  /** The id of a host (created if new). */
+  hostId(name: string): Promise<number>;
+  /** A host's politeness delay: the topic delay raised by its robots.txt Crawl-delay. */
+  setHostDelay(hostId: number, delayMs: number): Promise<void>;
+  /** Keeps a host from being contacted before `until` (ms): back-off, Retry-After, sitemap requests. */
+  deferHost(hostId: number, until: number): Promise<void>;
+  /** Stops handing out a host's URLs for this run (it keeps failing); they stay queued. */
+  suspendHost(hostId: number): Promise<void>;
+  /** Number of queued URLs (not leased). */
+  size(): Promise<number>;
+  /** Leases this client holds. */
+  leased(): number;
+  /** Releases what this client holds (unsettled leases go back to the queue) and saves what must be saved. */
+  close(): Promise<void>;
 }
 
-export interface NewUrl {
+export interface UrlKey {
   hash: Buffer;
-  url: string;
   host: string;
-  depth: number;
-  priority: number;
-  life: number;
-  parentId: number | null;
-  anchor: string | null;
-  hops?: number;
-  inlinks?: number;
-  inlinkScore?: number;
-  /** QUEUED (default), PRUNED or SKIPPED. */
-  state?: number;
-  note?: string | null;
 }
 
-export interface KnownUrl {
-  id: number;
-  hostId: number;
-  state: number;
-  depth: number;
-  priority: number;
-  life: number;
-  inlinks: number;
-  inlinkScore: number;
+export interface IntakeBatch {
+  adds?: NewUrl[];
+  changes?: UrlChange[];
+  /** Priority changes of known URLs decided by the strategy on its own; applied to queued URLs only. */
+  updates?: { id: number; priority: number }[];
 }
 
-export interface UrlChange {
-  id: number;
-  hostId: number;
-  priority?: number;
-  life?: number;
-  /** Set to QUEUED to revive a PRUNED URL. */
-  state?: number;
-  inlinks?: number;
-  inlinkScore?: number;
+export interface IntakeResult {
+  /** The id of each of `adds`, in order. */
+  ids: number[];
+  /** How many of `adds` were known by the time they reached the frontier (not added again). */
+  existing: number;
+  /** Which of `adds` those were (their index), so the caller records them as links, not as new URLs. */
+  existingAt: number[];
 }
 
-export interface FrontierItem {
-  id: number;
-  url: string;
-  hostId: number;
-  host: string;
-  depth: number;
-  priority: number;
-  life: number;
-  seq: number;
-  hops: number;
-  parentId: number | null;
-  anchor: string | null;
+/** A URL handed out, with its lease. */
+export interface Lease extends FrontierItem {
+  /** Opaque token of this lease ('' for a frontier whose leases end only with the process). */
+  token: string;
+  /** When the lease expires (ms on the frontier's clock); Infinity: when the process ends. */
+  expiresAt: number;
 }
 
-export type NextResult =
-  | { kind: 'url'; item: FrontierItem }
+export type Claim =
+  | { kind: 'urls'; leases: Lease[] }
+  /** Nothing may be contacted before `until` (ms). */
   | { kind: 'wait'; until: number }
   /**
-   * URLs are ready, but the best of them ranks below `concurrency` better ones (in flight, or
-   * queued on hosts busy with their requests in flight): ask again when a request ends, or at
-   * `until` (a waiting host may be contacted then; null: none waits).
+   * URLs are ready, but the best ranks below `concurrency` better ones in flight (embedded frontier,
+   * see SqliteFrontier.next): ask again when a lease is settled, or at `until`.
    */
   | { kind: 'hold'; until: number | null }
+  /** The page budget is spent (by leases and pages counted). */
+  | { kind: 'budget' }
+  /** Nothing queued and nothing leased by anyone: the crawl is complete. */
   | { kind: 'empty' };
+
+export interface Settlement {
+  /** done: the outcome is recorded; requeue: back to its host's queue, fetched again later. */
+  state: 'done' | 'requeue';
+  /** Whether the page counts against the budget (false: robots.txt disallowed it, a retry). Default true. */
+  counted?: boolean;
+  /** The host may not be contacted again before this time (ms): back-off, Retry-After. */
+  deferUntil?: number;
+}

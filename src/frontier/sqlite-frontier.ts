@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import type { Frontier, FrontierItem, KnownUrl, NewUrl, NextResult, UrlChange } from './frontier.js';
+import type { LocalFrontier, FrontierItem, KnownUrl, NewUrl, NextResult, UrlChange } from './local-frontier.js';
 import { BusyHosts } from './busy-hosts.js';
 import { type HostSlot, offerEntry, refillFront } from './host-queue.js';
 import { HostScheduler } from './host-scheduler.js';
 import { HostTable } from './host-table.js';
 import { knownUrls, UrlRows } from './url-rows.js';
 import { scanUrls } from './url-scan.js';
-import { UrlState } from '../store/schema.js';
+import { UrlState } from '../frontier/url-state.js';
 import { type FrontierStatements, prepareStatements } from './frontier-statements.js';
 import { RunStore } from './run-store.js';
 import { SeenIndex } from './seen-index.js';
@@ -36,7 +36,7 @@ type UrlRow = { url: string; depth: number; priority: number; life: number; seq:
  * without an outcome is set IN_FLIGHT on disk, so it is not handed out again before a reopen.
  * Call {@link SqliteFrontier.close} when done.
  */
-export class SqliteFrontier implements Frontier {
+export class SqliteFrontier implements LocalFrontier {
   private readonly hosts: HostTable;
   private readonly scheduler: HostScheduler;
   private readonly inFlightIds = new Set<number>();

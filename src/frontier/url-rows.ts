@@ -1,8 +1,8 @@
-import type { KnownUrl, NewUrl } from './frontier.js';
+import type { KnownUrl, NewUrl } from './local-frontier.js';
 import { type FrontierStatements, INSERT_COLUMNS } from './frontier-statements.js';
 import type { HostSlot } from './host-queue.js';
 import { SeenIndex } from './seen-index.js';
-import { UrlState } from '../store/schema.js';
+import { UrlState } from '../frontier/url-state.js';
 
 /** Rows per multi-row INSERT in {@link UrlRows.insert}. */
 export const INSERT_CHUNK = 16;
@@ -64,7 +64,7 @@ export function knownUrls(st: FrontierStatements, seen: SeenIndex, hashes: Buffe
     for (const r of st.byIds(chunk.length).all(...chunk) as KnownRow[]) {
       const key = r.hash.toString('hex');
       if (!wanted.has(key)) continue;
-      const state = r.state === UrlState.QUEUED && inFlight.has(r.id) ? UrlState.IN_FLIGHT : r.state;
+      const state = r.state === UrlState.QUEUED && inFlight.has(r.id) ? UrlState.IN_FLIGHT : (r.state as UrlState);
       out.set(key, {
         id: r.id, hostId: r.host_id, state, depth: r.depth, priority: r.priority, life: r.life, inlinks: r.inlinks, inlinkScore: r.inlink_score,
       });

@@ -6,21 +6,7 @@
  */
 export const SCHEMA_VERSION = 1;
 
-export const UrlState = {
-  /** waiting in the frontier */
-  QUEUED: 0,
-  /** handed out by the frontier, not yet recorded (reset to QUEUED on resume) */
-  IN_FLIGHT: 1,
-  /** fetched and recorded (any HTTP status) */
-  FETCHED: 2,
-  /** attempt recorded as failed (network error, timeout, too large, …) */
-  FAILED: 3,
-  /** known but not enqueued: Fish life reached 0 (may be revived by a better parent) */
-  PRUNED: 4,
-  /** known but never to be fetched: robots.txt, scope after redirect, budget */
-  SKIPPED: 5,
-} as const;
-export type UrlStateValue = (typeof UrlState)[keyof typeof UrlState];
+export { UrlState } from '../frontier/url-state.js';
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS meta (

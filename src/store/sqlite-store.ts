@@ -6,10 +6,10 @@ import { CrawlLock } from './crawl-lock.js';
 import { assertCrawlFileOrNothing, CRAWL_FILE_SIDES, openDatabase, storeError } from './open-database.js';
 import { crawlTotals } from './crawl-report.js';
 import { ROBOTS_UNREACHABLE_KEY, UrlState } from './schema.js';
-import type { MetricsRow, PageOutcome, ResponseRecord, Store, StoreCounters } from './store.js';
+import type { MetricsRow, PageOutcome, ResponseRecord, SyncStore, StoreCounters } from './store.js';
 
 /** {@link Store} on better-sqlite3 (synchronous, so a page's writes are one short transaction). */
-export class SqliteStore implements Store {
+export class SqliteStore implements SyncStore {
   readonly db: Database.Database;
   private readonly st;
   private fetchSeq: number;

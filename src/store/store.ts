@@ -1,12 +1,101 @@
+import type { UrlState } from '../frontier/url-state.js';
+
 /**
- * The crawl's persistent record. One SQLite file per crawl holds URLs and their state (through the
- * frontier, which shares the connection), responses with compressed raw bodies, links with anchor
- * text, hosts, and metrics over time. Writes for one page happen in one transaction
- * ({@link Store.transaction}), so a crash never leaves a page half-recorded.
+ * The store door: the crawl's record of what happened. The crawl engine writes through this
+ * interface only; reports (`stats`, `export`, `explain`, `eval`) read crawl files through the
+ * query functions of `store/`.
  *
- * Every method throws `TopicrawlError('E_STORE')` if the file is unusable; that is fatal.
+ * Contract:
+ * - **One unit of work per page.** {@link Store.recordPage} writes a page's outcome, its response
+ *   (headers, compressed body), its links and its host's counters together: after a crash the page
+ *   is either wholly recorded or not at all (then its lease was never settled and the URL is served
+ *   again).
+ * - **Durable after the call returns** for pages of a group that was committed. The SQLite store
+ *   commits in groups (every 50 ms or 64 pages, and on close); a crash loses at most the last group.
+ * - **Ids are the frontier's.** URL and host ids in records are the ids the frontier gave. A store
+ *   that is a segment of a shared crawl (one file per worker) writes the rows of the URLs it records
+ *   (the page, its link targets) under those ids, so segments merge by id.
+ * - **Resume** reads the file's counters, the hosts' page counts and the history the strategies
+ *   replay (crawl-history.ts), which are exactly what was recorded.
+ * - A broken store fails with `TopicrawlError('E_STORE')`: fatal for the crawl.
  */
 export interface Store {
+  readonly path: string;
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(values: Record<string, string>): Promise<void>;
+  /** Records one page (see the contract). Returns its fetch sequence number (null: not fetched, e.g. robots.txt). */
+  recordPage(rec: PageRecord): Promise<number | null>;
+  /** Anchor texts of the recorded links pointing to a URL. */
+  anchorsTo(urlId: number): Promise<string[]>;
+  /** Id of a fetched page with this content hash, if any. */
+  findByContentHash(hash: Buffer): Promise<number | undefined>;
+  /** A host's robots.txt as read (status, Crawl-delay). */
+  setHostRobots(host: HostRef, status: string, crawlDelayMs: number | null): Promise<void>;
+  /** A host given up for the run because its robots.txt could not be fetched: an error of the crawl with no page outcome. */
+  recordRobotsUnreachable(host: HostRef): Promise<void>;
+  recordMetrics(m: MetricsRow): Promise<void>;
+  /** Counters summed from what was recorded (cheap enough to call every second). */
+  counters(): Promise<StoreCounters>;
+  /**
+   * Commits and closes. When it returns, nothing of this store touches the file any more
+   * (background threads included), the WAL is folded into the file, and the file's lock is free.
+   */
+  close(): Promise<void>;
+}
+
+export interface HostRef {
+  id: number;
+  name: string;
+}
+
+/** The URL a record is about, as the frontier handed it out. */
+export interface RecordedUrl {
+  id: number;
+  url: string;
+  hash: Buffer;
+  host: HostRef;
+  depth: number;
+  priority: number;
+  life: number;
+  hops: number;
+  parentId: number | null;
+  anchor: string | null;
+}
+
+/** A link of a recorded page to a URL the frontier knows (`toId`); the rest describes the target for a segment. */
+export interface RecordedLink {
+  toId: number;
+  anchor: string;
+  url?: string;
+  hash?: Buffer;
+  host?: string;
+}
+
+/** Everything one page adds to the record (see {@link Store.recordPage}). */
+export interface PageRecord {
+  url: RecordedUrl;
+  /** FETCHED, FAILED or SKIPPED (robots.txt). */
+  state: UrlState;
+  status: number;
+  error: string | null;
+  note: string | null;
+  relevance: number | null;
+  relevant: boolean | null;
+  contentHash: Buffer | null;
+  fetchedAt: number;
+  /** false: recorded without a fetch sequence number (robots.txt skipped it); default true. */
+  fetched?: boolean;
+  response: Omit<ResponseRecord, 'urlId'> | null;
+  links: RecordedLink[];
+  /** Counts for the host's `fetched` and `errors` (none for a page robots.txt skipped). */
+  hostCounts: { fetched: number; errors: number } | null;
+}
+
+/**
+ * The SQLite crawl file's own writer, synchronous (SqliteStore): the door's implementation
+ * (CrawlFileStore) and the revisit code that shares its connection use it.
+ */
+export interface SyncStore {
   readonly path: string;
   transaction<T>(fn: () => T): T;
   getMeta(key: string): string | undefined;
@@ -40,7 +129,7 @@ export interface Store {
 
 export interface PageOutcome {
   urlId: number;
-  state: number;
+  state: UrlState;
   status: number;
   error: string | null;
   relevance: number | null;

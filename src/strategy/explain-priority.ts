@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { normalizeOptions } from '../crawl/crawl-settings.js';
 import { TopicrawlError } from '../errors.js';
 import { fetchHistory, queuedUrls, seedUrls } from '../store/crawl-history.js';
-import { UrlState } from '../store/schema.js';
+import { UrlState } from '../frontier/url-state.js';
 import { buildConfig, type Config } from '../topic/config.js';
 import { normalizeUrl } from '../url/normalize.js';
 import { urlHash } from '../url/url-hash.js';

@@ -1,5 +1,5 @@
 import { getDomain } from 'tldts';
-import { UrlState } from '../store/schema.js';
+import { UrlState } from '../frontier/url-state.js';
 import { hostKey } from '../url/host.js';
 import type { LinkDecision, LinkInfo, PageInfo, PriorityUpdate, ResumeState, Strategy, StrategyConfig } from './strategy.js';
 

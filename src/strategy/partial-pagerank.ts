@@ -1,4 +1,4 @@
-import { UrlState } from '../store/schema.js';
+import { UrlState } from '../frontier/url-state.js';
 import { PageRankGraph, type PageRankRun } from './pagerank-graph.js';
 import type { HistoryPage, LinkDecision, LinkInfo, PageInfo, PriorityUpdate, ResumeState, Strategy, StrategyConfig } from './strategy.js';
 
