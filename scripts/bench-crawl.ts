@@ -79,7 +79,7 @@ try {
   const t0 = performance.now();
   const crawler = new Crawler({ config, dbPath, resolve, workers: a.workers === undefined ? undefined : Number(a.workers) });
   const summary = await crawler.run();
-  crawler.close();
+  await crawler.close();
   const wall = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const peak = rss.stop();

@@ -85,7 +85,7 @@ async function child(n: number): Promise<Result> {
       workers: a.workers === undefined ? undefined : Number(a.workers),
     });
     await crawler.run();
-    crawler.close();
+    await crawler.close();
     const wallMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     const db = openDatabase(dbPath, { readonly: true });

@@ -79,7 +79,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
       summary = await crawler.run();
     } finally {
       stopProgress();
-      crawler.close();
+      await crawler.close();
     }
     let truth: LabelHarvest | null = null;
     if (corpus && config.evaluation.label) {

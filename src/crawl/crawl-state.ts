@@ -1,6 +1,8 @@
 import { TopicrawlError } from '../errors.js';
+import { EmbeddedFrontier } from '../frontier/embedded-frontier.js';
 import { SqliteFrontier } from '../frontier/sqlite-frontier.js';
-import { fetchHistory, queuedUrls, seedUrls } from '../store/crawl-history.js';
+import { fetchHistory, hostPageCounts, maxPriority, queuedUrls, seedUrls } from '../store/crawl-history.js';
+import { CrawlFileStore } from '../store/crawl-file-store.js';
 import { SqliteStore, storeError } from '../store/sqlite-store.js';
 import { createStrategy } from '../strategy/registry.js';
 import type { Strategy } from '../strategy/strategy.js';
@@ -8,12 +10,14 @@ import type { Config } from '../topic/config.js';
 
 /** What a crawl file holds when a crawl starts: fresh, or resumed where it stopped. */
 export interface CrawlState {
-  store: SqliteStore;
-  frontier: SqliteFrontier;
+  /** The doors the crawl engine uses. */
+  store: CrawlFileStore;
+  frontier: EmbeddedFrontier;
+  /** The same file and frontier, synchronous (the revisit code shares the connection). */
+  file: SqliteStore;
+  local: SqliteFrontier;
   strategy: Strategy;
   resumed: boolean;
-  /** pages per host so far (the per-host budget); hosts over budget are closed in the frontier */
-  hostFetched: Map<number, number>;
 }
 
 /**
@@ -27,6 +31,7 @@ export interface CrawlState {
 export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy, opts: { fresh?: boolean } = {}): CrawlState {
   const store = new SqliteStore(dbPath, { backgroundCheckpoint: true, fresh: opts.fresh });
   let frontier: SqliteFrontier | undefined;
+  const counts = store.counters();
   try {
     const prevTopic = store.getMeta('topic');
     if (prevTopic !== undefined && prevTopic !== cfg.name) {
@@ -42,16 +47,14 @@ export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy,
     frontier = new SqliteFrontier(store.db, {
       delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency, concurrency: cfg.politeness.concurrency,
     });
-    const maxPriority = (store.db.prepare('SELECT MAX(priority) AS m FROM urls').get() as { m: number | null }).m;
-    if (maxPriority !== null) strategy.resume?.({ maxPriority, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db), queued: () => queuedUrls(store.db) });
-    const hostFetched = new Map<number, number>();
-    for (const r of store.db.prepare('SELECT id, fetched FROM hosts').all() as { id: number; fetched: number }[]) {
-      hostFetched.set(r.id, r.fetched);
-      if (r.fetched >= cfg.limits.max_pages_per_host) frontier.closeHost(r.id);
-    }
-    return { store, frontier, strategy, resumed, hostFetched };
+    const max = maxPriority(store.db);
+    if (max !== null) strategy.resume?.({ maxPriority: max, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db), queued: () => queuedUrls(store.db) });
+    const door = new EmbeddedFrontier(frontier, {
+      maxPages: cfg.limits.max_pages, maxPagesPerHost: cfg.limits.max_pages_per_host, counted: counts.fetched, hostCounted: hostPageCounts(store.db),
+    }, (fn) => store.transaction(fn));
+    return { store: new CrawlFileStore(store), frontier: door, file: store, local: frontier, strategy, resumed };
   } catch (err) {
-    closeCrawlState({ store, frontier }, err);
+    closeCrawlState({ file: store, local: frontier }, err);
     throw err;
   }
 }
@@ -61,15 +64,15 @@ export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy,
  * even if one fails. Throws the first failure as E_STORE, unless `pending` (an error already on its
  * way to the caller) is given: then the failures are dropped, as that error is the one to report.
  */
-export function closeCrawlState(s: { store: SqliteStore; frontier?: SqliteFrontier }, pending?: unknown): void {
+export function closeCrawlState(s: { file: SqliteStore; local?: SqliteFrontier }, pending?: unknown): void {
   let failure: unknown = null;
   try {
-    s.frontier?.close();
+    s.local?.close();
   } catch (err) {
-    failure = storeError(s.store.path, err, 'saving the queues: ');
+    failure = storeError(s.file.path, err, 'saving the queues: ');
   }
   try {
-    s.store.close();
+    s.file.close();
   } catch (err) {
     failure ??= err;
   }

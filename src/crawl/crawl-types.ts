@@ -1,5 +1,8 @@
 import type { StopReason } from '../events.js';
-import type { Fetcher } from '../fetch/fetcher.js';
+import type { Fetcher, FetchResult } from '../fetch/fetcher.js';
+import type { Frontier, Lease } from '../frontier/frontier.js';
+import type { Store } from '../store/store.js';
+import type { PageEvent } from '../events.js';
 import type { Strategy } from '../strategy/strategy.js';
 import type { Config } from '../topic/config.js';
 
@@ -26,6 +29,34 @@ export interface CrawlerOptions {
   strategy?: Strategy;
   /** Start the crawl file over (`crawl --fresh`): deleted once it is known to be a crawl file and locked. */
   fresh?: boolean;
+  /**
+   * Where the crawl keeps its frontier and record; default the embedded one (openCrawlState on
+   * `dbPath`). A shared crawl passes its Redis frontier and its segment store here.
+   */
+  backend?: (strategy?: Strategy) => Promise<CrawlBackend>;
+  /** Per-page outputs (WARC, metrics): called for every fetch and every recorded page, in order. */
+  hooks?: PageHook[];
+}
+
+/** The doors a crawl runs on, and how to close them. */
+export interface CrawlBackend {
+  store: Store;
+  frontier: Frontier;
+  strategy: Strategy;
+  /** The store held a crawl already (a resume, or another worker's start). */
+  resumed: boolean;
+  /** Closes the frontier (saving what it must) then the store; `pending` is an error already on its way (then failures are dropped). */
+  close(pending?: unknown): Promise<void>;
+}
+
+/**
+ * A per-page output on the crawl pipeline (like an undici interceptor): `fetched` sees every response
+ * as it came (before analysis), `recorded` every page once its outcome is in the store. A hook that
+ * throws fails that page (recorded as a failure), never the crawl.
+ */
+export interface PageHook {
+  fetched?(lease: Lease, res: FetchResult): void | Promise<void>;
+  recorded?(lease: Lease, page: PageEvent): void | Promise<void>;
 }
 
 export interface CrawlSummary {

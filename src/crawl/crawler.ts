@@ -4,11 +4,10 @@ import { TypedEmitter, type CrawlEvents, type StopReason } from '../events.js';
 import type { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
-import type { FrontierItem } from '../frontier/frontier.js';
-import type { SqliteFrontier } from '../frontier/sqlite-frontier.js';
-import { crawlTotals } from '../store/crawl-report.js';
+import type { Frontier, Lease, Settlement } from '../frontier/frontier.js';
 import { UrlState } from '../frontier/url-state.js';
-import { storeError, type SqliteStore } from '../store/sqlite-store.js';
+import { storeError } from '../store/open-database.js';
+import type { Store } from '../store/store.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { AnalyzerPool } from './analyzer-pool.js';
 import { RetryPolicy } from './retry-policy.js';
@@ -17,9 +16,10 @@ import type { ScopeDecision } from '../url/scope.js';
 import { analysisConfig, fetcherOptions, normalizeOptions, retrySettings, scopeOf } from './crawl-settings.js';
 import { seedFromSitemaps } from './sitemap-seeds.js';
 import { closeCrawlState, openCrawlState } from './crawl-state.js';
-import type { CrawlerOptions, CrawlSummary } from './crawl-types.js';
+import { Serial } from './serial.js';
+import type { CrawlBackend, CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { CrawlStats } from './crawl-stats.js';
-import { processFetch, type ProcessorDeps } from './page-processor.js';
+import { processFetch, recordedUrl, strategyHears, type ProcessorDeps } from './page-processor.js';
 import { seedFrontier } from './seeds.js';
 
 /**
@@ -30,22 +30,23 @@ import { seedFrontier } from './seeds.js';
  * recorded. Page failures are recorded outcomes; only a broken store stops the crawl with an error.
  */
 export class Crawler extends TypedEmitter<CrawlEvents> {
-  private readonly store: SqliteStore;
-  private readonly frontier: SqliteFrontier;
-  private readonly strategy: Strategy;
+  private backend!: CrawlBackend;
+  private store!: Store;
+  private frontier!: Frontier;
+  private strategy!: Strategy;
   private readonly fetcher: Fetcher;
   private readonly ownsFetcher: boolean;
-  private readonly robots: RobotsGate | null;
+  private robots: RobotsGate | null = null;
   private readonly robotsCache: RobotsCache | null;
   private readonly scope: (url: string) => ScopeDecision;
   private readonly retry: RetryPolicy;
   private readonly suspended = new Set<string>();
-  private readonly deps: ProcessorDeps;
-  private readonly analyzers: AnalyzerPool;
-  private readonly stats: CrawlStats;
-  private readonly resumed: boolean;
-  private readonly hostFetched: Map<number, number>;
+  private deps!: ProcessorDeps;
+  private analyzers!: AnalyzerPool;
+  private stats!: CrawlStats;
+  private resumed = false;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly serial = new Serial();
   private stopping = false;
   /** This run handed out a URL / some host answered (a page, or its robots.txt). */
   private attempted = false;
@@ -54,38 +55,59 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   /** What run() threw, if it did: close() then reports nothing of its own over it. */
   private runError: unknown = undefined;
   private wake: (() => void) | null = null;
+  private opened: Promise<void> | null = null;
+  private lastSize = 0;
 
   constructor(private readonly opts: CrawlerOptions) {
     super();
     const cfg = opts.config;
     const analysis = analysisConfig(cfg); // first: a bad classifier model file fails before the store is opened
-    const state = openCrawlState(cfg, opts.dbPath, opts.strategy, { fresh: opts.fresh });
-    ({ store: this.store, frontier: this.frontier, strategy: this.strategy, resumed: this.resumed, hostFetched: this.hostFetched } = state);
     this.ownsFetcher = !opts.fetcher;
     this.fetcher = opts.fetcher ?? new UndiciFetcher(fetcherOptions(cfg, opts));
     this.retry = new RetryPolicy(retrySettings(cfg));
     this.robotsCache = cfg.politeness.robots ? new RobotsCache(this.fetcher, { userAgent: cfg.politeness.user_agent }) : null;
+    this.scope = scopeOf(cfg);
+    if (!opts.backend) {
+      // the embedded crawl file opens now, so a file in use or of another topic fails here
+      const state = openCrawlState(cfg, opts.dbPath, opts.strategy, { fresh: opts.fresh });
+      this.analyzers = new AnalyzerPool(analysis, opts.workers);
+      this.useBackend({
+        store: state.store, frontier: state.frontier, strategy: state.strategy, resumed: state.resumed,
+        close: async (pending) => closeCrawlState(state, pending),
+      });
+    } else this.analyzers = new AnalyzerPool(analysis, opts.workers);
+  }
+
+  private useBackend(b: CrawlBackend): void {
+    const cfg = this.opts.config;
+    this.backend = b;
+    ({ store: this.store, frontier: this.frontier, strategy: this.strategy, resumed: this.resumed } = b);
     this.robots = this.robotsCache
       ? new RobotsGate(this.robotsCache, this.frontier, this.store, {
           delayMs: cfg.politeness.delay_ms,
-          maxCrawlDelayMs: opts.maxCrawlDelayMs ?? cfg.politeness.max_crawl_delay_ms,
+          maxCrawlDelayMs: this.opts.maxCrawlDelayMs ?? cfg.politeness.max_crawl_delay_ms,
         }, this.retry)
       : null;
-    const scope = scopeOf(cfg);
-    this.scope = scope;
-    this.analyzers = new AnalyzerPool(analysis, opts.workers);
     this.deps = {
-      store: this.store, frontier: this.frontier, analyzers: this.analyzers, strategy: this.strategy, scope,
+      store: this.store, frontier: this.frontier, analyzers: this.analyzers, strategy: this.strategy, scope: this.scope,
       threshold: cfg.relevance.threshold, maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,
-      normalize: normalizeOptions(cfg),
+      normalize: normalizeOptions(cfg), serial: (fn) => this.serial.run(fn),
     };
-    seedFrontier(this.frontier, this.strategy, cfg.seeds, this.store, normalizeOptions(cfg));
-    this.stats = new CrawlStats(this.store.counters(), Date.now); // after the seeds: they are known URLs
+  }
+
+  /** Opens the backend (if given as a factory) and queues the seeds; run() calls it. */
+  private open(): Promise<void> {
+    return (this.opened ??= (async () => {
+      const cfg = this.opts.config;
+      if (this.opts.backend) this.useBackend(await this.opts.backend(this.opts.strategy));
+      await seedFrontier(this.frontier, this.strategy, cfg.seeds, normalizeOptions(cfg));
+      this.stats = new CrawlStats(await this.store.counters(), Date.now); // after the seeds: they are known URLs
+    })());
   }
 
   /** The ordering strategy in use (read-only: for tests and `explain`-style reports of its figures). */
   get strategyInstance(): Strategy {
-    return this.strategy;
+    return this.strategy ?? this.opts.strategy;
   }
 
   /** Asks the crawl to stop: nothing new starts; pages in flight finish and are recorded. */
@@ -96,24 +118,18 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
 
   async run(): Promise<CrawlSummary> {
     const cfg = this.opts.config;
-    if (this.store.getMeta('sitemaps_read') === undefined) await this.readSitemaps();
-    this.emit('start', { resumed: this.resumed, queued: this.frontier.size(), fetched: this.stats.fetched });
-    const tick = setInterval(() => this.tick(), this.opts.progressEveryMs ?? 1000);
+    let tick: NodeJS.Timeout | null = null;
     let reason: StopReason = 'done';
     try {
+      await this.open();
+      if ((await this.store.getMeta('sitemaps_read')) === undefined) await this.readSitemaps();
+      this.lastSize = await this.frontier.size();
+      this.emit('start', { resumed: this.resumed, queued: this.lastSize, fetched: this.stats.fetched });
+      tick = setInterval(() => void this.tick(), this.opts.progressEveryMs ?? 1000);
       for (;;) {
         if (this.fatal) throw this.fatal;
         if (this.stopping) {
           reason = 'signal';
-          break;
-        }
-        if (this.stats.fetched + this.inFlight.size >= cfg.limits.max_pages) {
-          // pages in flight may still turn out not to count (a retry, robots.txt): wait for them
-          if (this.inFlight.size > 0) {
-            await this.sleep(Infinity);
-            continue;
-          }
-          reason = 'max-pages';
           break;
         }
         if (this.stats.bytes >= cfg.limits.max_bytes) {
@@ -121,16 +137,23 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
           break;
         }
         let waitUntil = Infinity;
-        if (this.inFlight.size < cfg.politeness.concurrency) {
-          const next = this.frontier.next(Date.now());
-          if (next.kind === 'url') {
-            this.dispatch(next.item);
+        const room = cfg.politeness.concurrency - this.inFlight.size;
+        if (room > 0) {
+          const next = await this.frontier.claim(room, Date.now());
+          if (next.kind === 'urls') {
+            for (const lease of next.leases) this.dispatch(lease);
             continue;
           }
           if (next.kind === 'empty' && this.inFlight.size === 0) break;
+          // pages in flight may still turn out not to count (a retry, robots.txt): wait for them
+          if (next.kind === 'budget' && this.inFlight.size === 0) {
+            reason = 'max-pages';
+            break;
+          }
           if (next.kind === 'wait') waitUntil = next.until;
-          if (next.kind === 'hold') waitUntil = next.until ?? Infinity; // a release wakes the loop
+          if (next.kind === 'hold') waitUntil = next.until ?? Infinity; // a settle wakes the loop
         }
+        if (this.fatal || this.stopping) continue;
         await this.sleep(waitUntil - Date.now());
       }
       await Promise.all([...this.inFlight]);
@@ -147,13 +170,13 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       await Promise.allSettled([...this.inFlight]);
       throw err;
     } finally {
-      clearInterval(tick);
-      this.tick();
+      if (tick) clearInterval(tick);
+      if (this.stats) await this.tick();
       this.emit('end', { reason });
       if (this.ownsFetcher) await this.fetcher.close();
       await this.analyzers.close();
       try {
-        this.store.setMeta('last_stop', JSON.stringify({ reason, at: new Date().toISOString() }));
+        if (this.store) await this.store.setMeta({ last_stop: JSON.stringify({ reason, at: new Date().toISOString() }) });
       } catch (err) {
         if (reason !== 'error') this.fatal ??= storeError(this.store.path, err); // else: the run's error is the one to report
       }
@@ -167,14 +190,21 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
    * its lock); both are released even if one fails. Call after run(); throws E_STORE if closing
    * failed, unless run() already threw (that error is the one to report).
    */
-  close(): void {
-    closeCrawlState({ store: this.store, frontier: this.frontier }, this.runError);
+  close(): Promise<void> {
+    // the embedded crawl file is closed before this returns (a crawl started right after may open it)
+    if (!this.opts.backend) return this.backend.close(this.runError);
+    return (async () => {
+      if (!this.opened) return;
+      await this.opened.catch(() => undefined);
+      if (this.backend) await this.backend.close(this.runError);
+    })();
   }
 
-  private summary(reason: StopReason): CrawlSummary {
-    const s = this.stats.snapshot(this.frontier.size());
+  private async summary(reason: StopReason): Promise<CrawlSummary> {
     // the crawl file's figures as `topicrawl stats` reads them (one query, one definition of each)
-    const t = crawlTotals(this.store.db);
+    const c = await this.store.counters();
+    const s = this.stats.snapshot(c.queued);
+    const t = { ...c, harvest: c.fetched ? c.relevant / c.fetched : 0 };
     return {
       reason, db: this.opts.dbPath, topic: this.opts.config.name, strategy: this.strategy.name, resumed: this.resumed,
       fetched: t.fetched, fetchedThisRun: this.stats.fetchedThisRun, relevant: t.relevant, harvest: t.harvest,
@@ -184,9 +214,9 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     };
   }
 
-  private tick(): void {
-    if (!this.store.db.open) return;
-    const snap = this.stats.snapshot(this.frontier.size());
+  private async tick(): Promise<void> {
+    const snap = this.stats.snapshot(this.lastSize);
+    this.frontier.size().then((n) => (this.lastSize = n), () => undefined);
     this.emit('progress', snap);
     const flat = this.stats.flatDiscovery();
     if (flat !== null) {
@@ -196,7 +226,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       });
     }
     try {
-      this.store.recordMetrics({ at: Date.now(), queued: snap.frontier, known: this.stats.known, ...snap });
+      await this.store.recordMetrics({ at: Date.now(), queued: snap.frontier, known: this.stats.known, ...snap });
     } catch (err) {
       this.fatal ??= err;
       this.wake?.();
@@ -217,61 +247,76 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     });
   }
 
-  private dispatch(item: FrontierItem): void {
-    const max = this.opts.config.limits.max_pages_per_host;
-    const count = (this.hostFetched.get(item.hostId) ?? 0) + 1;
-    this.hostFetched.set(item.hostId, count);
-    if (count >= max) this.frontier.closeHost(item.hostId);
-    const p = this.handle(item).finally(() => {
-      this.inFlight.delete(p);
-      this.frontier.release(item, Date.now());
-      this.wake?.();
-    });
+  private dispatch(lease: Lease): void {
+    const p = this.handle(lease)
+      .then(
+        (how) => this.frontier.settle(lease, how, Date.now()),
+        (err) => {
+          this.fatal ??= err;
+          this.stopping = true;
+          return this.frontier.settle(lease, { state: 'done' }, Date.now());
+        },
+      )
+      .then(
+        (current) => {
+          if (!current) this.emit('warn', { code: 'W_LEASE_EXPIRED', message: 'the lease expired before the page was recorded: another worker fetched it again', url: lease.url });
+        },
+        (err) => {
+          this.fatal ??= err;
+          this.stopping = true;
+        },
+      )
+      .finally(() => {
+        this.inFlight.delete(p);
+        this.wake?.();
+      });
     this.inFlight.add(p);
   }
 
-  private async handle(item: FrontierItem): Promise<void> {
+  /** One leased URL through the pipeline: robots.txt, fetch, retry, analyse, record, links. Returns how to settle its lease. */
+  private async handle(item: Lease): Promise<Settlement> {
     this.attempted = true;
     try {
       if (this.robots) {
         // a robots.txt that cannot be fetched (RFC 9309 §2.3.1.4): the URL stays queued; the host is
         // retried with back-off, then suspended for the run and counted as an error
         const a = await this.robots.admit(item);
-        if (a.kind === 'retry') this.emit('warn', { code: a.code, message: a.message, url: item.url });
+        if (a.kind === 'retry') {
+          this.emit('warn', { code: a.code, message: a.message, url: item.url });
+          return { state: 'requeue', counted: false, deferUntil: a.deferUntil };
+        }
         if (a.kind === 'suspend') {
           this.stats.hostError();
-          this.store.recordRobotsUnreachable(item.hostId); // in the file too: `stats` counts it as the summary does
-          this.suspendHost(item, a.why);
+          await this.store.recordRobotsUnreachable({ id: item.hostId, name: item.host }); // in the file too: `stats` counts it as the summary does
+          await this.suspendHost(item, a.why);
+          return { state: 'requeue', counted: false, deferUntil: a.deferUntil };
         }
-        if (a.kind === 'retry' || a.kind === 'suspend') return this.uncount(item);
         this.reached = true; // its robots.txt answered
-        if (a.kind === 'skipped') return this.uncount(item);
+        if (a.kind === 'skipped') return { state: 'done', counted: false };
       }
       const res = await this.fetcher.fetch(item.url);
       if (res.status > 0) this.reached = true;
+      for (const h of this.opts.hooks ?? []) await h.fetched?.(item, res);
       const d = this.retry.decide(item.id, item.hostId, res, Date.now());
       if (d.kind === 'retry') {
         // not an outcome yet: the URL goes back to the head of its host's queue, the host backs off
-        this.frontier.requeue(item);
-        this.frontier.deferHost(item.hostId, d.deferUntil);
-        this.uncount(item);
         this.emit('warn', { code: res.error?.code ?? 'E_HTTP', message: `retry ${d.attempt} after ${res.error?.message ?? `HTTP ${res.status}`}`, url: item.url });
-        return;
+        return { state: 'requeue', counted: false, deferUntil: d.deferUntil };
       }
+      let deferUntil: number | undefined;
       if (d.kind === 'give-up') {
-        this.frontier.deferHost(item.hostId, d.deferUntil);
-        if (d.suspend) this.suspendHost(item);
+        deferUntil = d.deferUntil;
+        if (d.suspend) await this.suspendHost(item);
       }
       const done = await processFetch(this.deps, item, res, d.attempts);
       this.stats.page({ relevant: done.relevant, error: done.error, bytes: done.event.bytes, newUrls: done.newUrls, pruned: done.pruned });
       this.emit('page', done.event);
+      for (const h of this.opts.hooks ?? []) await h.recorded?.(item, done.event);
+      return { state: 'done', deferUntil };
     } catch (err) {
-      if (err instanceof TopicrawlError && err.fatal) {
-        this.fatal ??= err;
-        this.stopping = true;
-        return;
-      }
-      this.recordFailure(item, err);
+      if (err instanceof TopicrawlError && err.fatal) throw err;
+      await this.recordFailure(item, err);
+      return { state: 'done' };
     }
   }
 
@@ -279,30 +324,23 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private async readSitemaps(): Promise<void> {
     const cfg = this.opts.config;
     const r = await seedFromSitemaps({
-      fetcher: this.fetcher, robots: this.robotsCache, frontier: this.frontier, strategy: this.strategy, store: this.store,
+      fetcher: this.fetcher, robots: this.robotsCache, frontier: this.frontier, strategy: this.strategy,
       scope: this.scope, normalize: normalizeOptions(cfg), seeds: cfg.seeds, sitemaps: cfg.sitemaps,
       maxUrls: cfg.limits.max_sitemap_urls, maxDepth: cfg.limits.max_sitemap_depth,
     });
     for (const e of r.errors) this.emit('warn', { code: 'W_SITEMAP', message: `sitemap ${e.sitemap}: ${e.message}` });
     // those requests count for politeness: each host waits its delay before its first page
-    for (const [host, at] of r.contacted) this.frontier.deferHost(this.frontier.hostId(host), at + cfg.politeness.delay_ms);
+    for (const [host, at] of r.contacted) await this.frontier.deferHost(await this.frontier.hostId(host), at + cfg.politeness.delay_ms);
     this.stats.known += r.added;
-    this.store.setMeta('sitemaps_read', JSON.stringify({ read: r.sitemapsRead, found: r.found, added: r.added, errors: r.errors.length, at: new Date().toISOString() }));
-  }
-
-  /** A page that turned out not to count for its host's budget (robots.txt, a retry). */
-  private uncount(item: FrontierItem): void {
-    const count = (this.hostFetched.get(item.hostId) ?? 1) - 1;
-    this.hostFetched.set(item.hostId, count);
-    if (count < this.opts.config.limits.max_pages_per_host && !this.suspended.has(item.host)) this.frontier.openHost(item.hostId);
+    await this.store.setMeta({ sitemaps_read: JSON.stringify({ read: r.sitemapsRead, found: r.found, added: r.added, errors: r.errors.length, at: new Date().toISOString() }) });
   }
 
   /** A host that keeps failing is left alone for the rest of the run; its URLs stay queued. */
-  private suspendHost(item: FrontierItem, why?: string): void {
+  private async suspendHost(item: Lease, why?: string): Promise<void> {
     if (this.suspended.has(item.host)) return;
     this.suspended.add(item.host);
-    this.frontier.closeHost(item.hostId);
-    this.store.setMeta('suspended_hosts', JSON.stringify([...this.suspended]));
+    await this.frontier.suspendHost(item.hostId);
+    await this.store.setMeta({ suspended_hosts: JSON.stringify([...this.suspended]) });
     this.emit('warn', {
       code: 'E_HOST_SUSPENDED',
       message: `host ${item.host} suspended ${why ? `because ${why}` : `after ${this.opts.config.politeness.host_failure_limit} failed attempts in a row`}; its URLs stay queued for a later run`,
@@ -311,24 +349,18 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   }
 
   /** An unexpected error on one page becomes its recorded outcome; the crawl goes on. */
-  private recordFailure(item: FrontierItem, err: unknown): void {
+  private async recordFailure(item: Lease, err: unknown): Promise<void> {
     const o = toOutcome(err);
-    try {
-      this.store.transaction(() => {
-        this.store.recordOutcome({
-          urlId: item.id, state: UrlState.FAILED, status: 0, error: o.code, relevance: null, relevant: null, contentHash: null,
-          fetchedAt: Date.now(), fetchSeq: this.store.nextFetchSeq(), fetchPriority: item.priority, note: o.message.slice(0, 500),
-        });
-        // the strategy hears of every page with a fetch_seq, as the resume replay (fetchHistory) does
-        this.strategy.onLinksStored?.({ id: item.id, url: item.url, depth: item.depth, life: item.life, priority: item.priority, relevance: null, relevant: false }, [], []);
-        const updates = this.strategy.takeUpdates?.();
-        if (updates?.length) this.frontier.reprioritize(updates);
+    await this.serial.run(async () => {
+      await this.store.recordPage({
+        url: recordedUrl(item), state: UrlState.FAILED, status: 0, error: o.code, relevance: null, relevant: null, contentHash: null,
+        fetchedAt: Date.now(), note: o.message.slice(0, 500), response: null, links: [], hostCounts: null,
       });
-      this.stats.page({ relevant: false, error: true, bytes: 0, newUrls: 0, pruned: 0 });
-      this.emit('warn', { code: o.code, message: o.message, url: item.url });
-    } catch (e) {
-      this.fatal ??= e;
-      this.stopping = true;
-    }
+      // the strategy hears of every page with a fetch_seq, as the resume replay (fetchHistory) does
+      const page = { id: item.id, url: item.url, depth: item.depth, life: item.life, priority: item.priority, relevance: null, relevant: false };
+      await strategyHears(this.deps, page, [], []);
+    });
+    this.stats.page({ relevant: false, error: true, bytes: 0, newUrls: 0, pruned: 0 });
+    this.emit('warn', { code: o.code, message: o.message, url: item.url });
   }
 }

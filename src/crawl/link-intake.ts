@@ -1,4 +1,5 @@
 import type { Frontier, NewUrl, UrlChange } from '../frontier/frontier.js';
+import type { RecordedLink } from '../store/store.js';
 import { UrlState } from '../frontier/url-state.js';
 import type { LinkInfo, PageInfo, Strategy } from '../strategy/strategy.js';
 import { inlinkContribution } from '../strategy/strategy.js';
@@ -11,7 +12,10 @@ export interface IntakeDeps {
 }
 
 export interface IntakeResult {
-  links: { toId: number; anchor: string }[];
+  /** One per kept link, in order, with what a segment needs to record its target. */
+  links: RecordedLink[];
+  /** What the strategy was told of each kept link (for Strategy.onLinksStored, after the record). */
+  infos: LinkInfo[];
   /** URLs seen for the first time (queued or pruned). */
   added: number;
   pruned: number;
@@ -25,12 +29,13 @@ export interface IntakeResult {
  * The path of a page's links into the frontier (seed 002), after page analysis normalised,
  * scoped and deduplicated them: look up what is known, let the strategy decide priority and life,
  * add new URLs (queued, or pruned when their life is 0) and update known ones (backlink counters,
- * priority, revival of pruned URLs). Call it inside the page's store transaction.
+ * priority, revival of pruned URLs), in one frontier intake. The caller records the links and then
+ * tells the strategy (Strategy.onLinksStored with `infos` and the links' ids).
  */
-export function intakeLinks(deps: IntakeDeps, page: PageInfo, found: AnalyzedLink[]): IntakeResult {
+export async function intakeLinks(deps: IntakeDeps, page: PageInfo, found: AnalyzedLink[]): Promise<IntakeResult> {
   const depth = page.depth + 1;
   const hashes = found.map((l) => Buffer.from(l.hash.buffer, l.hash.byteOffset, l.hash.byteLength));
-  const known = deps.frontier.lookup(hashes);
+  const known = await deps.frontier.known(found.map((l, i) => ({ hash: hashes[i], host: l.host })));
   const infos: LinkInfo[] = [];
   const kept: number[] = [];
   let tooDeep = 0;
@@ -52,7 +57,7 @@ export function intakeLinks(deps: IntakeDeps, page: PageInfo, found: AnalyzedLin
   const adds: NewUrl[] = [];
   const addAt: number[] = [];
   const changes: UrlChange[] = [];
-  const links: { toId: number; anchor: string }[] = new Array(infos.length);
+  const links: RecordedLink[] = new Array(infos.length);
   let pruned = 0;
   let revived = 0;
   infos.forEach((info, j) => {
@@ -69,7 +74,7 @@ export function intakeLinks(deps: IntakeDeps, page: PageInfo, found: AnalyzedLin
       addAt.push(j);
       return;
     }
-    links[j] = { toId: k.id, anchor: l.anchor };
+    links[j] = { toId: k.id, anchor: l.anchor, url: l.url, hash: hashes[kept[j]], host: l.host, hostId: k.hostId };
     // backlinks only matter while a URL may still be fetched
     if (k.state !== UrlState.QUEUED && k.state !== UrlState.PRUNED) return;
     const change: UrlChange = { id: k.id, hostId: k.hostId, inlinks: info.inlinks, inlinkScore: info.inlinkScore };
@@ -83,9 +88,12 @@ export function intakeLinks(deps: IntakeDeps, page: PageInfo, found: AnalyzedLin
     }
     changes.push(change);
   });
-  const ids = deps.frontier.add(adds);
-  ids.forEach((id, n) => (links[addAt[n]] = { toId: id, anchor: infos[addAt[n]].anchor }));
-  deps.frontier.update(changes);
-  deps.strategy.onLinksStored?.(page, infos, links.map((l) => l.toId));
-  return { links, added: adds.length, pruned, revived, tooDeep };
+  const r = await deps.frontier.intake({ adds, changes });
+  r.ids.forEach((id, n) => {
+    const a = adds[n];
+    links[addAt[n]] = { toId: id, anchor: infos[addAt[n]].anchor, url: a.url, hash: a.hash, host: a.host };
+  });
+  // URLs another page (or worker) added meanwhile were not added twice: not new, not pruned by this page
+  for (const n of r.existingAt) if (adds[n].state === UrlState.PRUNED) pruned--;
+  return { links, infos, added: adds.length - r.existing, pruned, revived, tooDeep };
 }

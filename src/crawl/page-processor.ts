@@ -1,9 +1,9 @@
 import type { PageEvent } from '../events.js';
 import type { FetchResult } from '../fetch/fetcher.js';
-import type { Frontier, FrontierItem } from '../frontier/frontier.js';
+import type { Frontier, Lease } from '../frontier/frontier.js';
 import { UrlState } from '../frontier/url-state.js';
-import type { Store } from '../store/store.js';
-import type { PageInfo, Strategy } from '../strategy/strategy.js';
+import type { RecordedLink, RecordedUrl, Store } from '../store/store.js';
+import type { LinkInfo, PageInfo, Strategy } from '../strategy/strategy.js';
 import { hostKey } from '../url/host.js';
 import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import type { ScopeDecision } from '../url/scope.js';
@@ -23,6 +23,8 @@ export interface ProcessorDeps {
   maxDepth: number;
   maxRedirects: number;
   normalize: NormalizeOptions;
+  /** Runs one page's record after another's (see processFetch). */
+  serial: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 /** What one page added to the crawl, for stats and events. */
@@ -38,85 +40,87 @@ export interface ProcessedPage {
 
 /**
  * Records one fetch outcome. The heavy part (decode, parse, score, links, compression) runs on the
- * analyzer pool; then the response, relevance, links and the strategy's decisions are written in one
- * transaction. Redirects are followed by the crawl itself: the target is normalised, scoped and
- * deduplicated like a link, and queued at the redirecting URL's place (same depth, priority and
- * life) with one more hop, up to the hop cap.
+ * analyzer pool; then the page's links go through the strategy into the frontier (one intake), the
+ * page is recorded in the store (one unit of work), and the strategy hears of it. Redirects are
+ * followed by the crawl itself: the target is normalised, scoped and deduplicated like a link, and
+ * queued at the redirecting URL's place (same depth, priority and life) with one more hop, up to the
+ * hop cap. `serial` runs the part from the frontier lookup to the record without another page's
+ * in between (one process's pages are recorded one at a time).
  */
-export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res: FetchResult, attempts = 1): Promise<ProcessedPage> {
+export async function processFetch(deps: ProcessorDeps, item: Lease, res: FetchResult, attempts = 1): Promise<ProcessedPage> {
   const { store } = deps;
   const ok2xx = !res.error && res.status >= 200 && res.status < 300;
   const html = ok2xx && res.contentType !== null && HTML_TYPES.has(res.contentType);
   let analysis: PageAnalysis | null = null;
   if (res.status > 0 && (res.body.length > 0 || html)) {
-    const anchors = html ? store.anchorsTo(item.id) : [];
+    const anchors = html ? await store.anchorsTo(item.id) : [];
     if (html && item.anchor && !anchors.includes(item.anchor)) anchors.push(item.anchor);
     analysis = await deps.analyzers.analyze({
       url: item.url, host: item.host, body: res.body, contentType: res.headers['content-type'] ?? null, html, anchors,
     });
   }
+  return deps.serial(() => recordFetch(deps, item, res, analysis, attempts));
+}
+
+async function recordFetch(deps: ProcessorDeps, item: Lease, res: FetchResult, analysis: PageAnalysis | null, attempts: number): Promise<ProcessedPage> {
+  const { store } = deps;
   const relevance = analysis?.relevance ?? null;
   const relevant = relevance !== null && relevance >= deps.threshold;
   let error: string | null = res.error?.code ?? (res.status >= 400 ? 'E_HTTP' : null);
   let note: string | null = res.error?.message ?? null;
-  if (ok2xx && !html) note = `not parsed: ${res.contentType ?? 'no content type'}`;
+  const ok2xx = !res.error && res.status >= 200 && res.status < 300;
+  if (ok2xx && !(res.contentType !== null && HTML_TYPES.has(res.contentType))) note = `not parsed: ${res.contentType ?? 'no content type'}`;
   let newUrls = 0;
   let pruned = 0;
-  let fetchSeq = 0;
   /** Set when the page's links were taken in and cut at the cap (recorded in the note and the event). */
   let linksCut: LinksCut | null = null;
-
-  store.transaction(() => {
-    fetchSeq = store.nextFetchSeq();
-    const fetchedAt = res.startedAt || Date.now();
-    if (res.status > 0) {
-      store.recordResponse({
-        urlId: item.id, status: res.status, headers: res.headers, contentType: res.contentType, charset: analysis?.charset ?? null,
-        title: analysis?.title ?? null, stored: analysis?.stored ?? null, bodyBytes: res.body.length, wireBytes: res.wireBytes,
-        fetchedAt, elapsedMs: res.elapsedMs,
-      });
-    }
-    let contentHash: Buffer | null = null;
-    const page: PageInfo = { id: item.id, url: item.url, depth: item.depth, life: item.life, priority: item.priority, relevance, relevant };
-    let linked = false;
-    if (!res.error && res.status >= 300 && res.status < 400 && res.location) {
-      const r = followRedirect(deps, item, res.location);
-      error = r.error;
-      note = r.note;
-      newUrls += r.added;
-      // the strategy hears of every recorded page, as the resume replay does (a redirect links to its target)
-      deps.strategy.onLinksStored?.(page, [], r.targetId === null ? [] : [r.targetId]);
-      linked = true;
-    } else if (analysis?.contentHash) {
-      contentHash = Buffer.from(analysis.contentHash);
-      const dup = store.findByContentHash(contentHash);
-      const notes: string[] = [];
-      if (dup !== undefined && dup !== item.id) notes.push(`duplicate content of url #${dup}`);
-      else if (analysis.nofollow) notes.push('meta robots nofollow');
-      else {
-        if (analysis.linksCut) notes.push(linksCutNote((linksCut = analysis.linksCut)));
-        if (analysis.links.length) {
-          linked = true;
-          const out = intakeLinks({ frontier: deps.frontier, strategy: deps.strategy, maxDepth: deps.maxDepth }, page, analysis.links);
-          store.recordLinks(item.id, out.links);
-          newUrls += out.added;
-          pruned += out.pruned - out.revived;
-        }
+  const fetchedAt = res.startedAt || Date.now();
+  let contentHash: Buffer | null = null;
+  const page: PageInfo = { id: item.id, url: item.url, depth: item.depth, life: item.life, priority: item.priority, relevance, relevant };
+  let links: RecordedLink[] = [];
+  let intake: { infos: LinkInfo[]; ids: number[] } | null = null;
+  if (!res.error && res.status >= 300 && res.status < 400 && res.location) {
+    const r = await followRedirect(deps, item, res.location);
+    error = r.error;
+    note = r.note;
+    newUrls += r.added;
+    if (r.link) links = [r.link];
+    // the strategy hears of every recorded page, as the resume replay does (a redirect links to its target)
+    intake = { infos: [], ids: r.link ? [r.link.toId] : [] };
+  } else if (analysis?.contentHash) {
+    contentHash = Buffer.from(analysis.contentHash);
+    const dup = await store.findByContentHash(contentHash);
+    const notes: string[] = [];
+    if (dup !== undefined && dup !== item.id) notes.push(`duplicate content of url #${dup}`);
+    else if (analysis.nofollow) notes.push('meta robots nofollow');
+    else {
+      if (analysis.linksCut) notes.push(linksCutNote((linksCut = analysis.linksCut)));
+      if (analysis.links.length) {
+        const out = await intakeLinks({ frontier: deps.frontier, strategy: deps.strategy, maxDepth: deps.maxDepth }, page, analysis.links);
+        links = out.links;
+        intake = { infos: out.infos, ids: out.links.map((l) => l.toId) };
+        newUrls += out.added;
+        pruned += out.pruned - out.revived;
       }
-      if (analysis.canonical) notes.push(`canonical ${analysis.canonical}`);
-      if (analysis.noindex) notes.push('noindex');
-      note = notes.length ? notes.join('; ') : note;
     }
-    if (attempts > 1) note = note ? `${note} (after ${attempts} attempts)` : `after ${attempts} attempts`;
-    store.recordOutcome({
-      urlId: item.id, state: res.status > 0 ? UrlState.FETCHED : UrlState.FAILED, status: res.status, error,
-      relevance, relevant: relevance === null ? null : relevant, contentHash, fetchedAt, fetchSeq, fetchPriority: item.priority, note,
-    });
-    store.bumpHost(item.hostId, 1, error ? 1 : 0);
-    if (!linked) deps.strategy.onLinksStored?.(page, [], []);
-    const updates = deps.strategy.takeUpdates?.();
-    if (updates?.length) deps.frontier.reprioritize(updates);
-  });
+    if (analysis.canonical) notes.push(`canonical ${analysis.canonical}`);
+    if (analysis.noindex) notes.push('noindex');
+    note = notes.length ? notes.join('; ') : note;
+  }
+  if (attempts > 1) note = note ? `${note} (after ${attempts} attempts)` : `after ${attempts} attempts`;
+  const fetchSeq = (await store.recordPage({
+    url: recordedUrl(item), state: res.status > 0 ? UrlState.FETCHED : UrlState.FAILED, status: res.status, error, note,
+    relevance, relevant: relevance === null ? null : relevant, contentHash, fetchedAt,
+    response: res.status > 0
+      ? {
+          status: res.status, headers: res.headers, contentType: res.contentType, charset: analysis?.charset ?? null,
+          title: analysis?.title ?? null, stored: analysis?.stored ?? null, bodyBytes: res.body.length, wireBytes: res.wireBytes,
+          fetchedAt, elapsedMs: res.elapsedMs,
+        }
+      : null,
+    links, hostCounts: { fetched: 1, errors: error ? 1 : 0 },
+  }))!;
+  await strategyHears(deps, page, intake?.infos ?? [], intake?.ids ?? []);
 
   // an error is an outcome recorded with an error code (the store's definition, see crawlTotals)
   const isError = error !== null;
@@ -133,29 +137,43 @@ export async function processFetch(deps: ProcessorDeps, item: FrontierItem, res:
   };
 }
 
+/** The strategy hears of a recorded page (as the resume replay feeds it); its own priority changes go to the frontier. */
+export async function strategyHears(deps: { strategy: Strategy; frontier: Frontier }, page: PageInfo, infos: LinkInfo[], ids: number[]): Promise<void> {
+  deps.strategy.onLinksStored?.(page, infos, ids);
+  const updates = deps.strategy.takeUpdates?.();
+  if (updates?.length) await deps.frontier.intake({ updates });
+}
+
+/** A leased URL as the store records it. */
+export function recordedUrl(item: Lease): RecordedUrl {
+  return {
+    id: item.id, url: item.url, hash: urlHash(item.url), host: { id: item.hostId, name: item.host }, depth: item.depth,
+    priority: item.priority, life: item.life, hops: item.hops, parentId: item.parentId, anchor: item.anchor,
+  };
+}
+
 /** The note of a page whose links were cut at `limits.max_links_per_page`. */
 export function linksCutNote(cut: LinksCut): string {
   return `links cut: read the first ${cut.kept} of ${cut.found} (limits.max_links_per_page)`;
 }
 
-type RedirectResult = { error: string | null; note: string; added: number; targetId: number | null };
+type RedirectResult = { error: string | null; note: string; added: number; link: RecordedLink | null };
 
-function followRedirect(deps: ProcessorDeps, item: FrontierItem, location: string): RedirectResult {
+async function followRedirect(deps: ProcessorDeps, item: Lease, location: string): Promise<RedirectResult> {
   const target = tryNormalizeUrl(location, deps.normalize);
-  if (!target) return { error: 'E_INVALID_URL', note: `redirect to invalid URL ${location}`, added: 0, targetId: null };
-  if (target === item.url) return { error: 'E_REDIRECT_LOOP', note: 'redirect to itself', added: 0, targetId: null };
-  if (item.hops + 1 > deps.maxRedirects) return { error: 'E_REDIRECT_LIMIT', note: `redirect hop ${item.hops + 1} over the cap`, added: 0, targetId: null };
+  if (!target) return { error: 'E_INVALID_URL', note: `redirect to invalid URL ${location}`, added: 0, link: null };
+  if (target === item.url) return { error: 'E_REDIRECT_LOOP', note: 'redirect to itself', added: 0, link: null };
+  if (item.hops + 1 > deps.maxRedirects) return { error: 'E_REDIRECT_LIMIT', note: `redirect hop ${item.hops + 1} over the cap`, added: 0, link: null };
   const scope = deps.scope(target);
-  if (!scope.ok) return { error: null, note: `redirect out of scope (${scope.reason}): ${target}`, added: 0, targetId: null };
+  if (!scope.ok) return { error: null, note: `redirect out of scope (${scope.reason}): ${target}`, added: 0, link: null };
   const hash = urlHash(target);
-  const known = deps.frontier.lookup([hash]).get(hash.toString('hex'));
-  if (known) {
-    deps.store.recordLinks(item.id, [{ toId: known.id, anchor: '' }]);
-    return { error: null, note: `redirect to known URL ${target}`, added: 0, targetId: known.id };
-  }
-  const [id] = deps.frontier.add([
-    { hash, url: target, host: hostKey(target), depth: item.depth, priority: item.priority, life: item.life, parentId: item.id, anchor: item.anchor, hops: item.hops + 1 },
-  ]);
-  deps.store.recordLinks(item.id, [{ toId: id, anchor: '' }]);
-  return { error: null, note: `redirect to ${target}`, added: 1, targetId: id };
+  const host = hostKey(target);
+  const known = (await deps.frontier.known([{ hash, host }])).get(hash.toString('hex'));
+  if (known) return { error: null, note: `redirect to known URL ${target}`, added: 0, link: { toId: known.id, anchor: '', url: target, hash, host, hostId: known.hostId } };
+  const r = await deps.frontier.intake({
+    adds: [{ hash, url: target, host, depth: item.depth, priority: item.priority, life: item.life, parentId: item.id, anchor: item.anchor, hops: item.hops + 1 }],
+  });
+  const id = r.ids[0];
+  if (r.existing) return { error: null, note: `redirect to known URL ${target}`, added: 0, link: { toId: id, anchor: '', url: target, hash, host } };
+  return { error: null, note: `redirect to ${target}`, added: 1, link: { toId: id, anchor: '', url: target, hash, host } };
 }

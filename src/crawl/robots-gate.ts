@@ -1,10 +1,11 @@
 import type { ErrorCode } from '../errors.js';
 import type { FetchResult } from '../fetch/fetcher.js';
 import type { RobotsCache, RobotsFailure } from '../fetch/robots.js';
-import type { Frontier, FrontierItem } from '../frontier/frontier.js';
+import type { Frontier, Lease } from '../frontier/frontier.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { UrlState } from '../frontier/url-state.js';
 import type { Store } from '../store/store.js';
+import { recordedUrl } from './page-processor.js';
 
 /**
  * What robots.txt says about one URL now: fetch it; it was disallowed (recorded as skipped); or the
@@ -16,13 +17,13 @@ import type { Store } from '../store/store.js';
 export type Admission =
   | { kind: 'fetch' }
   | { kind: 'skipped' }
-  | { kind: 'retry'; code: ErrorCode; message: string }
-  | { kind: 'suspend'; why: string };
+  | { kind: 'retry'; code: ErrorCode; message: string; deferUntil: number }
+  | { kind: 'suspend'; why: string; deferUntil?: number };
 
 /**
  * robots.txt before every fetch (RFC 9309): reads the host's rules (cached per host), sets the
  * host's delay to max(topic delay, Crawl-delay) up to a cap, and records a disallowed URL as
- * skipped (E_ROBOTS) without fetching it. Fetching robots.txt is a request to the host too, so the
+ * skipped (E_ROBOTS) without fetching it. The caller settles the lease as the admission says. Fetching robots.txt is a request to the host too, so the
  * page request waits one delay after it.
  */
 export class RobotsGate {
@@ -34,21 +35,23 @@ export class RobotsGate {
     private readonly retry: RetryPolicy,
   ) {}
 
-  async admit(item: FrontierItem): Promise<Admission> {
+  async admit(item: Lease): Promise<Admission> {
     let rules = this.robots.cached(item.url);
     const fetchedNow = !rules;
     if (!rules) rules = await this.robots.get(item.url);
     const delay = Math.max(this.politeness.delayMs, Math.min(rules.crawlDelayMs ?? 0, this.politeness.maxCrawlDelayMs));
-    this.frontier.setHostDelay(item.hostId, delay);
-    if (fetchedNow) this.store.setHostRobots(item.hostId, rules.status, rules.crawlDelayMs);
+    if (fetchedNow) {
+      await this.frontier.setHostDelay(item.hostId, delay);
+      await this.store.setHostRobots({ id: item.hostId, name: item.host }, rules.status, rules.crawlDelayMs);
+    }
     // refused by our own address policy, not the host's failure: the page's own request is refused
     // the same way, without connecting, and recorded as its outcome (E_ADDRESS_REFUSED)
     if (rules.failure?.code === 'E_ADDRESS_REFUSED') return { kind: 'fetch' };
     if (rules.failure) return this.unavailable(item, rules.failure);
     if (!rules.isAllowed(item.url)) {
-      this.store.recordOutcome({
-        urlId: item.id, state: UrlState.SKIPPED, status: 0, error: 'E_ROBOTS', relevance: null, relevant: null,
-        contentHash: null, fetchedAt: Date.now(), fetchSeq: null, fetchPriority: item.priority, note: `robots.txt (${rules.status})`,
+      await this.store.recordPage({
+        url: recordedUrl(item), state: UrlState.SKIPPED, status: 0, error: 'E_ROBOTS', relevance: null, relevant: null,
+        contentHash: null, fetchedAt: Date.now(), fetched: false, note: `robots.txt (${rules.status})`, response: null, links: [], hostCounts: null,
       });
       return { kind: 'skipped' };
     }
@@ -56,14 +59,14 @@ export class RobotsGate {
     return { kind: 'fetch' };
   }
 
-  private unavailable(item: FrontierItem, f: RobotsFailure): Admission {
+  /** The URL goes back to its queue (the caller settles it so) and its host backs off. */
+  private unavailable(item: Lease, f: RobotsFailure): Admission {
     const now = Date.now();
     const d = this.retry.decide(item.id, item.hostId, failureAsFetchResult(item.url, f, now), now);
-    this.frontier.requeue(item);
     this.robots.forget(item.url);
-    if (d.kind !== 'done') this.frontier.deferHost(item.hostId, d.deferUntil);
-    if (d.kind === 'retry') return { kind: 'retry', code: f.code, message: `retry ${d.attempt} after robots.txt ${f.reason}` };
-    return { kind: 'suspend', why: `its robots.txt could not be fetched (${f.reason}${d.attempts > 1 ? `, ${d.attempts} attempts` : ''})` };
+    const deferUntil = d.kind !== 'done' ? d.deferUntil : undefined;
+    if (d.kind === 'retry') return { kind: 'retry', code: f.code, message: `retry ${d.attempt} after robots.txt ${f.reason}`, deferUntil: d.deferUntil };
+    return { kind: 'suspend', why: `its robots.txt could not be fetched (${f.reason}${d.attempts > 1 ? `, ${d.attempts} attempts` : ''})`, deferUntil };
   }
 }
 

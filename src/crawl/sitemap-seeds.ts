@@ -2,19 +2,17 @@ import type { Fetcher } from '../fetch/fetcher.js';
 import type { RobotsCache } from '../fetch/robots.js';
 import { SitemapReader } from '../fetch/sitemap.js';
 import type { Frontier } from '../frontier/frontier.js';
-import type { Store } from '../store/store.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { hostKey } from '../url/host.js';
 import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import type { ScopeDecision } from '../url/scope.js';
-import { queueAsSeed } from './seeds.js';
+import { queueAsSeeds } from './seeds.js';
 
 export interface SitemapSeedDeps {
   fetcher: Fetcher;
   robots: RobotsCache | null;
   frontier: Frontier;
   strategy: Strategy;
-  store: Store;
   scope: (url: string) => ScopeDecision;
   normalize: NormalizeOptions;
   seeds: readonly string[];
@@ -79,15 +77,14 @@ export async function seedFromSitemaps(d: SitemapSeedDeps): Promise<SitemapSeedR
   const unique = [...new Set(list.map((u) => tryNormalizeUrl(u, d.normalize) ?? u))];
   if (unique.length === 0) return { sitemapsRead: 0, found: 0, added: 0, errors: [], contacted, entries: [] };
   const read = await new SitemapReader(fetcher, { maxUrls: d.maxUrls, maxDepth: d.maxDepth }).read(unique);
-  let added = 0;
   const entries: SitemapSeedResult['entries'] = [];
-  d.store.transaction(() => {
-    for (const e of read.urls) {
-      const url = tryNormalizeUrl(e.loc, d.normalize);
-      if (!url || !d.scope(url).ok) continue;
-      entries.push({ url, lastmod: e.lastmod });
-      if (queueAsSeed(d.frontier, d.strategy, url, 1, `sitemap ${e.sitemap}${e.lastmod ? ` lastmod ${e.lastmod}` : ''}`)) added++;
-    }
-  });
+  const seeds: { url: string; depth: number; note: string }[] = [];
+  for (const e of read.urls) {
+    const url = tryNormalizeUrl(e.loc, d.normalize);
+    if (!url || !d.scope(url).ok) continue;
+    entries.push({ url, lastmod: e.lastmod });
+    seeds.push({ url, depth: 1, note: `sitemap ${e.sitemap}${e.lastmod ? ` lastmod ${e.lastmod}` : ''}` });
+  }
+  const added = await queueAsSeeds(d.frontier, d.strategy, seeds);
   return { sitemapsRead: read.sitemapsRead.length, found: read.urls.length, added, errors: read.errors, contacted, entries };
 }

@@ -140,7 +140,7 @@ export async function runStrategyOnCorpus(o: StrategyRunOptions): Promise<Strate
     summary = await crawler.run();
   } finally {
     o.signal?.removeEventListener('abort', stop);
-    crawler.close();
+    await crawler.close();
   }
   const wall_s = Math.round(performance.now() - started) / 1000;
   const { relevant: order, ok } = fetchOrder(o.dbPath, truth);

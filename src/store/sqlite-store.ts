@@ -6,7 +6,7 @@ import { CrawlLock } from './crawl-lock.js';
 import { assertCrawlFileOrNothing, CRAWL_FILE_SIDES, openDatabase, storeError } from './open-database.js';
 import { crawlTotals } from './crawl-report.js';
 import { ROBOTS_UNREACHABLE_KEY, UrlState } from './schema.js';
-import type { MetricsRow, PageOutcome, ResponseRecord, SyncStore, StoreCounters } from './store.js';
+import type { HostRef, MetricsRow, PageOutcome, PageRecord, ResponseRecord, SyncStore, StoreCounters } from './store.js';
 
 /** {@link Store} on better-sqlite3 (synchronous, so a page's writes are one short transaction). */
 export class SqliteStore implements SyncStore {
@@ -179,6 +179,36 @@ export class SqliteStore implements SyncStore {
       this.linkStatements.set(n, st);
     }
     return st;
+  }
+
+  /** A segment's host row under the shared frontier's id (a segment has no frontier of its own). */
+  ensureHost(host: HostRef): void {
+    this.segmentSt().host.run(host.id, host.name);
+  }
+
+  /** A segment's rows for the URLs of a record: the page, and its link targets as placeholders (state QUEUED). */
+  ensureUrls(rec: PageRecord): void {
+    const st = this.segmentSt();
+    const u = rec.url;
+    const now = Date.now();
+    this.ensureHost(u.host);
+    st.url.run(u.id, u.hash, u.url, u.host.id, UrlState.QUEUED, u.depth, u.priority, u.life, u.id, u.parentId, u.anchor, u.hops, now);
+    for (const l of rec.links) {
+      if (!l.url || !l.hash) continue;
+      if (l.hostId !== undefined && l.host) this.ensureHost({ id: l.hostId, name: l.host });
+      st.url.run(l.toId, l.hash, l.url, l.hostId ?? 0, UrlState.QUEUED, u.depth + 1, 0, 0, l.toId, u.id, l.anchor || null, 0, now);
+    }
+  }
+
+  private segmentStatements: { host: Database.Statement; url: Database.Statement } | null = null;
+  private segmentSt() {
+    return (this.segmentStatements ??= {
+      host: this.db.prepare('INSERT OR IGNORE INTO hosts (id, name) VALUES (?, ?)'),
+      url: this.db.prepare(
+        `INSERT OR IGNORE INTO urls (id, hash, url, host_id, state, depth, priority, life, seq, parent_id, anchor, hops, discovered_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+    });
   }
 
   anchorsTo(urlId: number): string[] {

@@ -69,6 +69,7 @@ export interface RecordedLink {
   url?: string;
   hash?: Buffer;
   host?: string;
+  hostId?: number;
 }
 
 /** Everything one page adds to the record (see {@link Store.recordPage}). */

@@ -92,7 +92,7 @@ describe('a crawl of a hostile web', () => {
       clearTimeout(bound);
       clearInterval(sampler);
       rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
-      crawler.close();
+      await crawler.close();
     }
     rows = new Map(readRows(db).map((r) => [r.url, r]));
     const conn = openDatabase(db, { readonly: true });

@@ -70,7 +70,7 @@ describe('HTTP outcomes in the crawl loop', () => {
         resolve: { 'a.test': `127.0.0.1:${srv.port}`, 'b.test': `127.0.0.1:${srv.port}`, 'dead.test': '127.0.0.1:1' },
       });
       const summary = await crawler.run();
-      crawler.close();
+      await crawler.close();
       expect(summary.reason).toBe('done');
       const rows = new Map(readRows(db).map((r) => [r.url, r]));
       const conn = openDatabase(db, { readonly: true });
@@ -129,7 +129,7 @@ describe('HTTP outcomes in the crawl loop', () => {
     // mappedOnly: a host missing from the map is never looked up in DNS
     const crawler = new Crawler({ config, dbPath: db, resolve: { 'dead.test': '127.0.0.1:1' }, mappedOnly: true });
     const summary = await crawler.run();
-    crawler.close();
+    await crawler.close();
     expect(summary).toMatchObject({ reason: 'done', fetched: 3, errors: 3 });
     expect(readRows(db).map((r) => [r.url, r.status, r.error]).sort()).toEqual([
       ['http://dead.test/', 0, 'E_CONNECT'],
@@ -154,7 +154,7 @@ describe('HTTP outcomes in the crawl loop', () => {
     const warnings: string[] = [];
     crawler.on('warn', (w) => warnings.push(w.code));
     const summary = await crawler.run();
-    crawler.close();
+    await crawler.close();
     expect(summary.suspendedHosts).toEqual(['dead.test']);
     const conn = openDatabase(db, { readonly: true });
     expect(crawlTotals(conn).suspendedHosts).toEqual(['dead.test']);
@@ -179,7 +179,7 @@ describe('HTTP outcomes in the crawl loop', () => {
       });
       const crawler = new Crawler({ config, dbPath: db, resolve: { 'a.test': `127.0.0.1:${(server.address() as AddressInfo).port}` } });
       await crawler.run();
-      crawler.close();
+      await crawler.close();
       expect(readRows(db).map((r) => r.url)).toEqual(['http://a.test/1', 'http://a.test/2']);
     } finally {
       await new Promise((r) => server.close(r));

@@ -2,9 +2,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { intakeLinks } from '../../src/crawl/link-intake.js';
 import type { AnalyzedLink } from '../../src/crawl/page-analysis.js';
-import { queueAsSeed } from '../../src/crawl/seeds.js';
+import { queueAsSeeds } from '../../src/crawl/seeds.js';
+import { EmbeddedFrontier } from '../../src/frontier/embedded-frontier.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
-import { UrlState } from '../../src/store/schema.js';
+import { UrlState } from '../../src/frontier/url-state.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { createStrategy } from '../../src/strategy/registry.js';
 import { inlinkContribution, type PageInfo } from '../../src/strategy/strategy.js';
@@ -27,22 +28,21 @@ describe('backlink evidence (IB of best-first)', () => {
     expect(inlinkContribution(null)).toBe(0);
   });
 
-  it('through the real intake path: the best backlink counts, not the number of backlinks', () => {
+  it('through the real intake path: the best backlink counts, not the number of backlinks', async () => {
     const store = new SqliteStore(join(tmp, 'evidence.db'));
     try {
-      const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 8 });
+      const local = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 8 });
+      const frontier = new EmbeddedFrontier(local, { maxPages: Infinity, maxPagesPerHost: Infinity, counted: 0, hostCounted: new Map() });
       const strategy = createStrategy('best-first', strategyConfig({ x: 1, y: 0, z: 0 }));
       const hub = 'http://nav.test/';
       const nav = 'http://nav.test/about'; // linked from every off-topic page
       const good = 'http://a.test/on-topic'; // linked once, from an on-topic page
       const anchored = 'http://b.test/anchored'; // linked once, from an off-topic page, with an on-topic anchor
-      store.transaction(() => queueAsSeed(frontier, strategy, hub, 0));
+      await queueAsSeeds(frontier, strategy, [{ url: hub, depth: 0, note: null }]);
       const offTopic = (i: number): PageInfo => ({ id: 1000 + i, url: `${hub}p${i}`, depth: 1, life: 3, priority: 0, relevance: 0.1, relevant: false });
-      store.transaction(() => {
-        for (let i = 0; i < 6; i++) intakeLinks({ frontier, strategy, maxDepth: 9 }, offTopic(i), [link(nav)]);
-        intakeLinks({ frontier, strategy, maxDepth: 9 }, { ...offTopic(7), relevance: 0.8, relevant: true }, [link(good)]);
-        intakeLinks({ frontier, strategy, maxDepth: 9 }, offTopic(8), [link(anchored, 0.6, 0.2)]);
-      });
+      for (let i = 0; i < 6; i++) await intakeLinks({ frontier, strategy, maxDepth: 9 }, offTopic(i), [link(nav)]);
+      await intakeLinks({ frontier, strategy, maxDepth: 9 }, { ...offTopic(7), relevance: 0.8, relevant: true }, [link(good)]);
+      await intakeLinks({ frontier, strategy, maxDepth: 9 }, offTopic(8), [link(anchored, 0.6, 0.2)]);
       const row = (url: string) => store.db.prepare('SELECT inlinks, inlink_score, priority, state FROM urls WHERE url = ?').get(url) as {
         inlinks: number; inlink_score: number; priority: number; state: number;
       };
@@ -53,7 +53,7 @@ describe('backlink evidence (IB of best-first)', () => {
       // with x = 1 the priority is IB itself: the on-topic parent and the on-topic anchor outrank six off-topic parents
       expect(row(good).priority).toBeGreaterThan(row(anchored).priority);
       expect(row(anchored).priority).toBeGreaterThan(row(nav).priority);
-      frontier.close();
+      await frontier.close();
     } finally {
       store.close();
     }

@@ -45,7 +45,7 @@ describe('limits.max_links_per_page', () => {
     const events: PageEvent[] = [];
     crawler.on('page', (e) => events.push(e));
     await crawler.run();
-    crawler.close();
+    await crawler.close();
     const conn = openDatabase(db, { readonly: true });
     try {
       const page = conn.prepare('SELECT id, note FROM urls WHERE url = ?').get(seed) as { id: number; note: string | null };

@@ -73,7 +73,7 @@ describe('nutch-opic reproduces seed 004 table through the crawl loop', () => {
       const crawler = new Crawler({ config, dbPath, resolve: server.resolveMap(), mappedOnly: true, workers: 0 });
       expect(crawler.strategyInstance.name).toBe('nutch-opic');
       const maxId = 4 * Object.keys(fx.links).length;
-      snaps.push(snapshot(crawler, maxId)); // row 0: the seed only
+      crawler.on('start', () => snaps.push(snapshot(crawler, maxId))); // row 0: the seed only (queued when the run starts)
       crawler.on('page', (ev) => {
         fetched.push(ev.url);
         snaps.push(snapshot(crawler, maxId));
@@ -82,7 +82,7 @@ describe('nutch-opic reproduces seed 004 table through the crawl loop', () => {
         const summary = await crawler.run();
         expect(summary.reason).toBe('done');
       } finally {
-        crawler.close();
+        await crawler.close();
       }
     } finally {
       await server.close();

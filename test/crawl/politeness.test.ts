@@ -56,7 +56,7 @@ describe('politeness', () => {
       const crawler = new Crawler({ config, dbPath: join(tmpDir(), 's.db'), resolve: { 'slow.test': `127.0.0.1:${port}`, 'fast.test': `127.0.0.1:${port}` } });
       const t0 = Date.now();
       const summary = await crawler.run();
-      crawler.close();
+      await crawler.close();
       expect(summary.fetched).toBe(22);
       const span = (host: string) => {
         const at = hits.filter((h) => h.host === host).map((h) => h.at);

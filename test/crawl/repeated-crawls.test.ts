@@ -28,7 +28,7 @@ describe('crawls back to back into the same path', () => {
         try {
           ({ fetched } = await crawler.run());
         } finally {
-          crawler.close();
+          await crawler.close();
         }
         let rows: number;
         try {

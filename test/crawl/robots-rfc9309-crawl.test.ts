@@ -86,7 +86,7 @@ describe('robots.txt decisions in the crawl (server-side)', () => {
       });
       const crawler = new Crawler({ config, dbPath: db, resolve: Object.fromEntries(hosts.map((h) => [h, addr])), mappedOnly: true, maxCrawlDelayMs: 0 });
       const summary = await crawler.run();
-      crawler.close();
+      await crawler.close();
       expect(summary.reason).toBe('done');
       expect(summary.unreachable).toBe(false);
       const host = (u: string) => new URL(u).hostname;
@@ -121,7 +121,7 @@ describe('a robots.txt that cannot be fetched (RFC 9309 §2.3.1.4)', () => {
     const warnings: string[] = [];
     crawler.on('warn', (w) => warnings.push(w.code));
     const summary = await crawler.run();
-    crawler.close();
+    await crawler.close();
     expect(summary).toMatchObject({ reason: 'done', fetched: 0, errors: 1, frontier: 2, suspendedHosts: ['down.test'], unreachable: true });
     expect(warnings.filter((c) => c === 'E_CONNECT')).toHaveLength(2); // two retries
     expect(warnings).toContain('E_HOST_SUSPENDED');
@@ -143,13 +143,13 @@ describe('a robots.txt that cannot be fetched (RFC 9309 §2.3.1.4)', () => {
     try {
       const first = new Crawler({ config, dbPath: db, resolve, mappedOnly: true });
       const s1 = await first.run();
-      first.close();
+      await first.close();
       expect(s1).toMatchObject({ fetched: 0, errors: 1, frontier: 2, suspendedHosts: ['five.test'], unreachable: true });
       expect(srv.hits).toEqual(['five.test /robots.txt', 'five.test /robots.txt', 'five.test /robots.txt']);
       status = 200;
       const second = new Crawler({ config, dbPath: db, resolve, mappedOnly: true });
       const s2 = await second.run();
-      second.close();
+      await second.close();
       expect(s2).toMatchObject({ resumed: true, unreachable: false, suspendedHosts: [], frontier: 0 });
       expect(srv.pages()).toEqual(['five.test /a']);
     } finally {

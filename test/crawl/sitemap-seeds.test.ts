@@ -37,7 +37,7 @@ describe('sitemap seeds', () => {
       const run = async () => {
         const c = new Crawler({ config, dbPath: db, resolve: { 'site.test': addr, 'other.test': addr } });
         await c.run();
-        c.close();
+        await c.close();
       };
       await run();
       const urls = readRows(db).map((r) => r.url).sort();

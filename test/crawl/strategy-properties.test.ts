@@ -4,9 +4,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { intakeLinks } from '../../src/crawl/link-intake.js';
 import type { AnalyzedLink } from '../../src/crawl/page-analysis.js';
-import { queueAsSeed } from '../../src/crawl/seeds.js';
+import { queueAsSeeds } from '../../src/crawl/seeds.js';
+import { EmbeddedFrontier } from '../../src/frontier/embedded-frontier.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
-import { UrlState } from '../../src/store/schema.js';
+import { UrlState } from '../../src/frontier/url-state.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { childLife } from '../../src/strategy/fish-life.js';
 import { createStrategy, STRATEGIES } from '../../src/strategy/registry.js';
@@ -48,19 +49,20 @@ interface Web {
  * URL waits with life 0, that the pruned count is the number of new URLs stored as pruned, and, for
  * Fish-life strategies, that pruning follows childLife exactly and known URLs keep the larger life.
  */
-function crawlWeb(dbPath: string, name: string, web: Web): void {
+async function crawlWeb(dbPath: string, name: string, web: Web): Promise<void> {
   const store = new SqliteStore(dbPath);
   try {
-    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+    const local = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+    const frontier = new EmbeddedFrontier(local, { maxPages: Infinity, maxPagesPerHost: Infinity, counted: 0, hostCounted: new Map() });
     const strategy = createStrategy(name, strategyConfig({ max_life: web.maxLife }));
     const indexOf = new Map(web.pages.map((_, i) => [urlOf(i), i]));
     const row = store.db.prepare('SELECT state, life FROM urls WHERE id = ?');
     const waitingDead = store.db.prepare(`SELECT COUNT(*) AS n FROM urls WHERE state = ${UrlState.QUEUED} AND life < 1`);
-    store.transaction(() => queueAsSeed(frontier, strategy, urlOf(0), 0));
+    await queueAsSeeds(frontier, strategy, [{ url: urlOf(0), depth: 0, note: null }]);
     let prunedCounted = 0;
     let prunedStored = 0;
     for (let pages = 0; pages < 100; pages++) {
-      const n = frontier.next(0);
+      const n = local.next(0);
       if (n.kind !== 'url') break;
       const item = n.item;
       const src = web.pages[indexOf.get(item.url)!];
@@ -73,16 +75,16 @@ function crawlWeb(dbPath: string, name: string, web: Web): void {
         const url = urlOf(l.to);
         found.push({ url, hash: new Uint8Array(urlHash(url)), host: hostKey(url), anchor: `a${l.to}`, anchorScore: l.anchor, contextScore: l.context });
       }
-      const before = frontier.lookup(found.map((l) => Buffer.from(l.hash)));
+      const before = local.lookup(found.map((l) => Buffer.from(l.hash)));
+      const out = await intakeLinks({ frontier, strategy, maxDepth: 50 }, page, found);
       store.transaction(() => {
-        const out = intakeLinks({ frontier, strategy, maxDepth: 50 }, page, found);
         store.recordLinks(item.id, out.links);
         store.recordOutcome({
           urlId: item.id, state: UrlState.FETCHED, status: 200, error: null, relevance: page.relevance, relevant: page.relevant, contentHash: null,
           fetchedAt: 0, fetchSeq: store.nextFetchSeq(), fetchPriority: item.priority,
         });
         const updates = strategy.takeUpdates?.();
-        if (updates?.length) frontier.reprioritize(updates);
+        if (updates?.length) local.reprioritize(updates);
         prunedCounted += out.pruned;
         let prunedNew = 0;
         const life = childLife(page.life, page.relevant, web.maxLife);
@@ -100,7 +102,7 @@ function crawlWeb(dbPath: string, name: string, web: Web): void {
         expect(out.pruned).toBe(prunedNew);
         prunedStored += prunedNew;
       });
-      frontier.release(item, 0);
+      local.release(item, 0);
       expect((waitingDead.get() as { n: number }).n).toBe(0);
     }
     expect(prunedCounted).toBe(prunedStored);
@@ -114,19 +116,19 @@ describe('property: no URL waits with life 0 (real intake path, SQLite frontier)
   const dir = suiteTmpDir();
   let run = 0;
   for (const name of Object.keys(STRATEGIES)) {
-    it(`${name}: every queued URL has life ≥ 1 and pruned URLs are counted`, () => {
-      fc.assert(
-        fc.property(webArb, (web) => crawlWeb(join(dir, `w${run++}.db`), name, web)),
+    it(`${name}: every queued URL has life ≥ 1 and pruned URLs are counted`, async () => {
+      await fc.assert(
+        fc.asyncProperty(webArb, (web) => crawlWeb(join(dir, `w${run++}.db`), name, web)),
         { numRuns: FISH_LIFE.has(name) ? 60 : 15 },
       );
     });
   }
 
-  it('the random webs do prune (the property is not vacuous for fish)', () => {
+  it('the random webs do prune (the property is not vacuous for fish)', async () => {
     // an irrelevant seed with max_life 1: its children have life 0
     const web = { maxLife: 1, pages: [{ relevance: 0, links: [{ to: 1, anchor: 0, context: 0 }] }, { relevance: 0, links: [] }] };
     const path = join(dir, `w${run++}.db`);
-    crawlWeb(path, 'fish', web);
+    await crawlWeb(path, 'fish', web);
     const store = new SqliteStore(path);
     try {
       expect((store.db.prepare(`SELECT COUNT(*) AS n FROM urls WHERE state = ${UrlState.PRUNED}`).get() as { n: number }).n).toBe(1);

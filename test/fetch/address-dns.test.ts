@@ -32,7 +32,7 @@ describe('address policy', () => {
         });
         const c = new Crawler({ config, dbPath: db });
         await c.run();
-        c.close();
+        await c.close();
         return readRows(db).map((r) => [r.status, r.error]);
       };
       expect(await run(false)).toEqual([[0, 'E_ADDRESS_REFUSED'], [0, 'E_ADDRESS_REFUSED']]);

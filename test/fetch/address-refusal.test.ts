@@ -82,7 +82,7 @@ describe('private addresses on a hostile page', () => {
     });
     const crawler = new Crawler({ config, dbPath: db, resolve: { 'hub.test': `127.0.0.1:${hubPort}`, ...extra.resolve }, workers: 0 });
     await crawler.run();
-    crawler.close();
+    await crawler.close();
     const conn = openDatabase(db, { readonly: true });
     try {
       const rows = conn.prepare('SELECT url, state, status, error, note FROM urls').all() as { url: string; state: number; status: number; error: string | null; note: string | null }[];

@@ -6,7 +6,7 @@ import type { FrontierItem } from '../../src/frontier/frontier.js';
 import { RunStore } from '../../src/frontier/run-store.js';
 import { SeenIndex } from '../../src/frontier/seen-index.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
-import { UrlState } from '../../src/store/schema.js';
+import { UrlState } from '../../src/frontier/url-state.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { urlHash } from '../../src/url/url-hash.js';
 import { tmpDir } from '../helpers/tmp.js';

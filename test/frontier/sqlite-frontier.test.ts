@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
 import type { NewUrl } from '../../src/frontier/frontier.js';
-import { UrlState } from '../../src/store/schema.js';
+import { UrlState } from '../../src/frontier/url-state.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { urlHash } from '../../src/url/url-hash.js';
 import { tmpDir } from '../helpers/tmp.js';

@@ -28,7 +28,7 @@ export async function crawlCorpus(corpusDir: string, topic: TopicInput, dbPath: 
     try {
       summary = await crawler.run();
     } finally {
-      crawler.close();
+      await crawler.close();
     }
     return { summary, rows: readRows(dbPath), requests };
   } finally {

@@ -60,7 +60,7 @@ export async function revisitWorld(
   try {
     await crawler.run();
   } finally {
-    crawler.close();
+    await crawler.close();
   }
   clock.t = Date.now() + 1000;
   return {

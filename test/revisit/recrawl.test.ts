@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStats } from '../../src/cli/report-commands.js';
-import { UrlState } from '../../src/store/schema.js';
+import { UrlState } from '../../src/frontier/url-state.js';
 import { openDatabase } from '../../src/store/sqlite-store.js';
 import type { RecrawlSummary } from '../../src/revisit/recrawl.js';
 import { suiteTmpDir } from '../helpers/tmp.js';

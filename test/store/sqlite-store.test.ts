@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { compressBody, decompressBody, openDatabase, SqliteStore } from '../../src/store/sqlite-store.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
 import { revisitDetail } from '../../src/store/revisit-store.js';
-import { UrlState } from '../../src/store/schema.js';
+import { UrlState } from '../../src/frontier/url-state.js';
 import { urlHash } from '../../src/url/url-hash.js';
 import { tmpDir } from '../helpers/tmp.js';
 

@@ -5,7 +5,7 @@ import { createAnalyzer, type AnalysisConfig } from '../../src/crawl/page-analys
 import type { KnownUrl } from '../../src/frontier/frontier.js';
 import { CONTEXT_SIDE, Parse5Parser } from '../../src/parse/html-parser.js';
 import { KeywordScorer } from '../../src/relevance/keyword-scorer.js';
-import { UrlState } from '../../src/store/schema.js';
+import { UrlState } from '../../src/frontier/url-state.js';
 import { createFish, RELEVANT_BAND } from '../../src/strategy/fish.js';
 import { createShark, SEED_INHERITED } from '../../src/strategy/shark.js';
 import type { HistoryPage, LinkInfo, PageInfo } from '../../src/strategy/strategy.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { KnownUrl } from '../../src/frontier/frontier.js';
-import { UrlState } from '../../src/store/schema.js';
+import { UrlState } from '../../src/frontier/url-state.js';
 import { createLargerSitesFirst, RATIO, siteLevel, siteOfHost, SMALL } from '../../src/strategy/larger-sites-first.js';
 import type { LinkInfo, PageInfo, Strategy } from '../../src/strategy/strategy.js';
 import { hostKey } from '../../src/url/host.js';

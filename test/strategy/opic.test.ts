@@ -278,7 +278,7 @@ describe('opic through the real crawl loop', () => {
       try {
         expect((await crawler.run()).reason).toBe('done');
       } finally {
-        crawler.close();
+        await crawler.close();
       }
     } finally {
       await server.close();

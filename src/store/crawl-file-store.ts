@@ -1,0 +1,84 @@
+import type { SqliteStore } from './sqlite-store.js';
+import type { HostRef, MetricsRow, PageRecord, Store, StoreCounters } from './store.js';
+import { UrlState } from '../frontier/url-state.js';
+
+/**
+ * The {@link Store} door on a SQLite crawl file (SqliteStore). A page's record is one savepoint in
+ * the store's group commit (all or nothing); calls run synchronously and resolve at once. In a
+ * segment of a shared crawl (`segment`), the URL rows a record is about (the page, its link
+ * targets) and its host are written first under the frontier's ids, as the file has no frontier of
+ * its own.
+ */
+export class CrawlFileStore implements Store {
+  constructor(readonly file: SqliteStore, private readonly opts: { segment?: boolean } = {}) {}
+
+  get path(): string {
+    return this.file.path;
+  }
+
+  async getMeta(key: string): Promise<string | undefined> {
+    return this.file.getMeta(key);
+  }
+
+  async setMeta(values: Record<string, string>): Promise<void> {
+    this.file.transaction(() => {
+      for (const [k, v] of Object.entries(values)) this.file.setMeta(k, v);
+    });
+  }
+
+  async recordPage(rec: PageRecord): Promise<number | null> {
+    return this.recordPageNow(rec);
+  }
+
+  /** {@link Store.recordPage}, synchronously (for callers already in the store's transaction). */
+  recordPageNow(rec: PageRecord): number | null {
+    const f = this.file;
+    return f.transaction(() => {
+      if (this.opts.segment) f.ensureUrls(rec);
+      const fetchSeq = rec.fetched === false ? null : f.nextFetchSeq();
+      const u = rec.url;
+      if (rec.response) f.recordResponse({ urlId: u.id, ...rec.response });
+      if (rec.links.length) f.recordLinks(u.id, rec.links);
+      f.recordOutcome({
+        urlId: u.id, state: rec.state, status: rec.status, error: rec.error, relevance: rec.relevance, relevant: rec.relevant,
+        contentHash: rec.contentHash, fetchedAt: rec.fetchedAt, fetchSeq, fetchPriority: u.priority, note: rec.note,
+      });
+      if (rec.hostCounts) f.bumpHost(u.host.id, rec.hostCounts.fetched, rec.hostCounts.errors);
+      return fetchSeq;
+    });
+  }
+
+  async anchorsTo(urlId: number): Promise<string[]> {
+    return this.file.anchorsTo(urlId);
+  }
+
+  async findByContentHash(hash: Buffer): Promise<number | undefined> {
+    return this.file.findByContentHash(hash);
+  }
+
+  async setHostRobots(host: HostRef, status: string, crawlDelayMs: number | null): Promise<void> {
+    this.file.transaction(() => {
+      if (this.opts.segment) this.file.ensureHost(host);
+      this.file.setHostRobots(host.id, status, crawlDelayMs);
+    });
+  }
+
+  async recordRobotsUnreachable(host: HostRef): Promise<void> {
+    if (this.opts.segment) this.file.transaction(() => this.file.ensureHost(host));
+    this.file.recordRobotsUnreachable(host.id);
+  }
+
+  async recordMetrics(m: MetricsRow): Promise<void> {
+    this.file.recordMetrics(m);
+  }
+
+  async counters(): Promise<StoreCounters> {
+    return this.file.counters();
+  }
+
+  async close(): Promise<void> {
+    this.file.close();
+  }
+}
+
+export { UrlState };
