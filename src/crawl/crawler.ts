@@ -17,6 +17,7 @@ import { analysisConfig, fetcherOptions, normalizeOptions, retrySettings, scopeO
 import { seedFromSitemaps } from './sitemap-seeds.js';
 import { closeCrawlState, openCrawlState } from './crawl-state.js';
 import { Serial } from './serial.js';
+import { Engine } from './engine.js';
 import type { CrawlBackend, CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { CrawlStats } from './crawl-stats.js';
 import { processFetch, recordedUrl, strategyHears, type ProcessorDeps } from './page-processor.js';
@@ -45,7 +46,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private analyzers!: AnalyzerPool;
   private stats!: CrawlStats;
   private resumed = false;
-  private readonly inFlight = new Set<Promise<void>>();
+  private engine: Engine<Lease> | null = null;
   private readonly serial = new Serial();
   private stopping = false;
   /** This run handed out a URL / some host answered (a page, or its robots.txt). */
@@ -54,7 +55,6 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private fatal: unknown = null;
   /** What run() threw, if it did: close() then reports nothing of its own over it. */
   private runError: unknown = undefined;
-  private wake: (() => void) | null = null;
   private opened: Promise<void> | null = null;
   private lastSize = 0;
 
@@ -113,7 +113,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   /** Asks the crawl to stop: nothing new starts; pages in flight finish and are recorded. */
   stop(): void {
     this.stopping = true;
-    this.wake?.();
+    this.engine?.stop();
   }
 
   async run(): Promise<CrawlSummary> {
@@ -126,38 +126,15 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       this.lastSize = await this.frontier.size();
       this.emit('start', { resumed: this.resumed, queued: this.lastSize, fetched: this.stats.fetched });
       tick = setInterval(() => void this.tick(), this.opts.progressEveryMs ?? 1000);
-      for (;;) {
-        if (this.fatal) throw this.fatal;
-        if (this.stopping) {
-          reason = 'signal';
-          break;
-        }
-        if (this.stats.bytes >= cfg.limits.max_bytes) {
-          reason = 'max-bytes';
-          break;
-        }
-        let waitUntil = Infinity;
-        const room = cfg.politeness.concurrency - this.inFlight.size;
-        if (room > 0) {
-          const next = await this.frontier.claim(room, Date.now());
-          if (next.kind === 'urls') {
-            for (const lease of next.leases) this.dispatch(lease);
-            continue;
-          }
-          if (next.kind === 'empty' && this.inFlight.size === 0) break;
-          // pages in flight may still turn out not to count (a retry, robots.txt): wait for them
-          if (next.kind === 'budget' && this.inFlight.size === 0) {
-            reason = 'max-pages';
-            break;
-          }
-          if (next.kind === 'wait') waitUntil = next.until;
-          if (next.kind === 'hold') waitUntil = next.until ?? Infinity; // a settle wakes the loop
-        }
-        if (this.fatal || this.stopping) continue;
-        await this.sleep(waitUntil - Date.now());
-      }
-      await Promise.all([...this.inFlight]);
-      if (this.fatal) throw this.fatal;
+      this.engine = new Engine<Lease>({
+        source: this.frontier, concurrency: cfg.politeness.concurrency, handle: (lease) => this.handle(lease),
+        settled: (lease, current) => {
+          if (!current) this.emit('warn', { code: 'W_LEASE_EXPIRED', message: 'the lease expired before the page was recorded: another worker fetched it again', url: lease.url });
+        },
+        limit: () => (this.stats.bytes >= cfg.limits.max_bytes ? 'max-bytes' : null),
+      });
+      if (this.stopping) this.engine.stop();
+      reason = await this.engine.run();
       if (this.attempted && !this.reached) {
         this.emit('warn', {
           code: 'W_UNREACHABLE',
@@ -167,7 +144,6 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     } catch (err) {
       reason = 'error';
       this.runError = err;
-      await Promise.allSettled([...this.inFlight]);
       throw err;
     } finally {
       if (tick) clearInterval(tick);
@@ -229,48 +205,8 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       await this.store.recordMetrics({ at: Date.now(), queued: snap.frontier, known: this.stats.known, ...snap });
     } catch (err) {
       this.fatal ??= err;
-      this.wake?.();
+      this.engine?.fail(err);
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = Number.isFinite(ms) ? setTimeout(done, Math.max(0, Math.min(ms, 60_000))) : null;
-      function done() {
-        if (timer) clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = null;
-        done();
-      };
-    });
-  }
-
-  private dispatch(lease: Lease): void {
-    const p = this.handle(lease)
-      .then(
-        (how) => this.frontier.settle(lease, how, Date.now()),
-        (err) => {
-          this.fatal ??= err;
-          this.stopping = true;
-          return this.frontier.settle(lease, { state: 'done' }, Date.now());
-        },
-      )
-      .then(
-        (current) => {
-          if (!current) this.emit('warn', { code: 'W_LEASE_EXPIRED', message: 'the lease expired before the page was recorded: another worker fetched it again', url: lease.url });
-        },
-        (err) => {
-          this.fatal ??= err;
-          this.stopping = true;
-        },
-      )
-      .finally(() => {
-        this.inFlight.delete(p);
-        this.wake?.();
-      });
-    this.inFlight.add(p);
   }
 
   /** One leased URL through the pipeline: robots.txt, fetch, retry, analyse, record, links. Returns how to settle its lease. */
