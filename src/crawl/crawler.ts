@@ -11,7 +11,7 @@ import type { Store } from '../store/store.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { AnalyzerPool } from './analyzer-pool.js';
 import { RetryPolicy } from './retry-policy.js';
-import { RobotsGate } from './robots-gate.js';
+import { crawlAdmission, RobotsGate } from './robots-gate.js';
 import type { ScopeDecision } from '../url/scope.js';
 import { analysisConfig, fetcherOptions, normalizeOptions, retrySettings, scopeOf } from './crawl-settings.js';
 import { seedFromSitemaps } from './sitemap-seeds.js';
@@ -86,7 +86,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       ? new RobotsGate(this.robotsCache, this.frontier, this.store, {
           delayMs: cfg.politeness.delay_ms,
           maxCrawlDelayMs: this.opts.maxCrawlDelayMs ?? cfg.politeness.max_crawl_delay_ms,
-        }, this.retry)
+        })
       : null;
     this.deps = {
       store: this.store, frontier: this.frontier, analyzers: this.analyzers, strategy: this.strategy, scope: this.scope,
@@ -216,7 +216,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       if (this.robots) {
         // a robots.txt that cannot be fetched (RFC 9309 §2.3.1.4): the URL stays queued; the host is
         // retried with back-off, then suspended for the run and counted as an error
-        const a = await this.robots.admit(item);
+        const a = await crawlAdmission(this.robots, this.retry, this.store, item);
         if (a.kind === 'retry') {
           this.emit('warn', { code: a.code, message: a.message, url: item.url });
           return { state: 'requeue', counted: false, deferUntil: a.deferUntil };

@@ -1,13 +1,19 @@
+import { AnalyzerPool } from '../crawl/analyzer-pool.js';
 import { closeCrawlState, openCrawlState, type CrawlState } from '../crawl/crawl-state.js';
 import { analysisConfig, fetcherOptions } from '../crawl/crawl-settings.js';
+import { Engine } from '../crawl/engine.js';
 import { intakeLinks } from '../crawl/link-intake.js';
-import { createAnalyzer, type AnalysisInput, type PageAnalysis } from '../crawl/page-analysis.js';
+import type { PageAnalysis } from '../crawl/page-analysis.js';
+import { strategyHears } from '../crawl/page-processor.js';
+import { RobotsGate } from '../crawl/robots-gate.js';
 import { TypedEmitter } from '../events.js';
+import type { Settlement } from '../frontier/frontier.js';
 import type { Fetcher, FetchResult } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
 import { compressBody } from '../store/body-codec.js';
-import { RevisitStore, type CheckOutcome, type DuePage } from '../store/revisit-store.js';
+import { RevisitStore, type CheckOutcome } from '../store/revisit-store.js';
+import { DueSource, type DueWork } from './due-source.js';
 import { storeError } from '../store/open-database.js';
 import type { Config } from '../topic/config.js';
 import { budgetLevel, classOf, enrolFetchedPages } from './revisit-schedule.js';
@@ -17,6 +23,8 @@ import { readSitemapSignals, SitemapSignals, type SignalScore } from './sitemap-
 import { judgeResponse } from './check-outcome.js';
 import { storedConfig, type RecrawlEvents, type RecrawlerOptions, type RecrawlSummary } from './recrawl-types.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
+import type { IntakeResult } from '../crawl/link-intake.js';
+import type { PageInfo } from '../strategy/strategy.js';
 
 export { storedConfig } from './recrawl-types.js';
 export type { CheckEvent, RecrawlEvents, RecrawlerOptions, RecrawlSummary } from './recrawl-types.js';
@@ -37,13 +45,12 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
   private readonly fetcher: Fetcher;
   private readonly ownsFetcher: boolean;
   private readonly robots: RobotsCache | null;
-  private readonly analyze: (input: AnalysisInput) => PageAnalysis;
+  private readonly gate: RobotsGate | null;
+  private readonly analyzers: AnalyzerPool;
   private readonly now: () => number;
-  private readonly sleepFn: (ms: number) => Promise<void>;
+  private readonly sleepFn: ((ms: number) => Promise<void>) | undefined;
   private readonly budgetEvery: number;
-  /** host id → earliest next request (ms), and its politeness delay */
-  private readonly hostReady = new Map<number, number>();
-  private readonly hostDelay = new Map<number, number>();
+  private readonly source: DueSource;
   private budget: BudgetLevel | null = null;
   private sinceBudget = 0;
   private readonly signals: SitemapSignals;
@@ -51,8 +58,9 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
   private readonly startedAt: number;
   /** Checks between two budget solves: budgetEvery, or one per 1% of the pages in scheduling if more. */
   private solveEvery = 500;
+  private engine: Engine<DueWork> | null = null;
   private stopping = false;
-  private wake: (() => void) | null = null;
+  private until: number | undefined;
   private sum!: RecrawlSummary;
   /** What runDue() threw, if it did: close() then reports nothing of its own over it. */
   private runError: unknown = undefined;
@@ -60,29 +68,43 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
   constructor(private readonly opts: RecrawlerOptions) {
     super();
     this.cfg = opts.config ?? storedConfig(opts.dbPath);
-    this.analyze = createAnalyzer(analysisConfig(this.cfg));
+    const analysis = analysisConfig(this.cfg);
     this.state = openCrawlState(this.cfg, opts.dbPath);
-    this.rs = new RevisitStore(this.state.store.db);
+    this.rs = new RevisitStore(this.state.file.db);
     this.now = opts.now ?? Date.now;
-    this.sleepFn = opts.sleep ?? ((ms) => this.timerSleep(ms));
+    this.sleepFn = opts.sleep;
     this.budgetEvery = opts.budgetEvery ?? 500;
     this.startedAt = this.now();
     // the interval holds across runs (a recrawl every few minutes from cron does not read sitemaps every time)
-    this.signals = new SitemapSignals(JSON.parse(this.state.store.getMeta('sitemap_signal_scores') ?? '{}') as Record<string, SignalScore>);
-    const lastRead = Number(this.state.store.getMeta('sitemaps_checked_at'));
+    this.signals = new SitemapSignals(JSON.parse(this.state.file.getMeta('sitemap_signal_scores') ?? '{}') as Record<string, SignalScore>);
+    const lastRead = Number(this.state.file.getMeta('sitemaps_checked_at'));
     if (lastRead > 0) this.nextSitemapsAt = lastRead + this.cfg.revisit.sitemap_interval_ms;
     this.ownsFetcher = !opts.fetcher;
     this.fetcher = opts.fetcher ?? new UndiciFetcher(fetcherOptions(this.cfg, opts));
     const p = this.cfg.politeness;
+    this.source = new DueSource({
+      rs: this.rs, delayMs: p.delay_ms, cutoff: () => this.until ?? this.startedRunAt,
+      idle: (now) => this.idle(now), beforeClaim: (now, slept) => this.beforeClaim(now, slept),
+    });
     this.robots = p.robots ? new RobotsCache(this.fetcher, { userAgent: p.user_agent, now: this.now }) : null;
+    this.gate = this.robots
+      ? new RobotsGate(this.robots, this.source, this.state.store, { delayMs: p.delay_ms, maxCrawlDelayMs: p.max_crawl_delay_ms }, (ms) => this.sleep(ms))
+      : null;
+    this.analyzers = new AnalyzerPool(analysis, 0); // inline: a changed page's parse from the judge is reused
     // politeness holds across runs: a host asked just before this run started waits its delay
-    if (!opts.now) for (const [id, at] of this.rs.hostNextTimes(Date.now())) this.hostReady.set(id, at);
+    if (!opts.now) this.source.restoreHostTimes(this.rs.hostNextTimes(Date.now()));
+  }
+
+  private startedRunAt = 0;
+
+  private sleep(ms: number): Promise<void> {
+    return this.sleepFn ? this.sleepFn(ms) : new Promise((r) => setTimeout(r, ms));
   }
 
   /** Asks the run to stop: nothing new starts; checks in flight finish and are recorded. */
   stop(): void {
     this.stopping = true;
-    this.wake?.();
+    this.engine?.stop();
   }
 
   /**
@@ -99,81 +121,59 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
   }
 
   private async revisitDue(until?: number): Promise<RecrawlSummary> {
-    const cutoff = until ?? this.now();
-    const { store } = this.state;
+    this.until = until;
+    this.startedRunAt = this.now();
+    const { file } = this.state;
     this.sum = {
       db: this.opts.dbPath, enrolled: 0, checked: 0, changed: 0, unchanged: 0, notModified: 0, deleted: 0, failed: 0, robotsSkipped: 0, robotsUnavailable: 0,
       sitemapsRead: 0, sitemapSignals: 0, sitemapConfirmed: 0,
       newUrls: 0, bytesSaved: 0, wireBytes: 0, scheduled: 0, nextDueAt: null, reason: 'done',
     };
-    const settings = this.cfg.revisit;
-    this.sum.enrolled += enrolFetchedPages(this.rs, settings, (fn) => store.transaction(fn));
+    this.sum.enrolled += enrolFetchedPages(this.rs, this.cfg.revisit, (fn) => file.transaction(fn));
     this.solveBudget();
-    const inflight = new Map<number, Promise<void>>();
-    let fatal: unknown = null;
-    const concurrency = Math.max(1, this.cfg.politeness.concurrency);
-    for (;;) {
-      if (fatal) throw fatal;
-      if (this.stopping) {
-        this.sum.reason = 'signal';
-        break;
-      }
-      if (settings.sitemap_interval_ms > 0 && this.now() >= this.nextSitemapsAt) {
-        await this.readSitemaps();
-        this.nextSitemapsAt = this.now() + settings.sitemap_interval_ms;
-      }
-      const now = this.now();
-      let wakeAt = Infinity;
-      for (const p of this.rs.duePerHost(Math.min(now, cutoff))) {
-        if (inflight.size >= concurrency) break;
-        if (inflight.has(p.hostId)) continue;
-        const ready = this.hostReady.get(p.hostId) ?? 0;
-        if (ready > now) {
-          wakeAt = Math.min(wakeAt, ready);
-          continue;
-        }
-        const task = this.check(p)
-          .catch((err) => {
-            fatal ??= err;
-          })
-          .finally(() => inflight.delete(p.hostId));
-        inflight.set(p.hostId, task);
-      }
-      if (inflight.size > 0) {
-        await Promise.race(inflight.values());
-        continue;
-      }
-      if (wakeAt === Infinity) {
-        const next = this.rs.nextDueAt();
-        if (until !== undefined && next !== null && next <= until) wakeAt = Math.max(next, now);
-      }
-      if (wakeAt === Infinity) {
-        if (until === undefined || now >= until) break;
-        wakeAt = until;
-      }
-      if (until !== undefined && settings.sitemap_interval_ms > 0) wakeAt = Math.min(wakeAt, Math.max(now, this.nextSitemapsAt));
-      await this.sleepFn(wakeAt - now);
-      if (until !== undefined) this.sum.enrolled += enrolFetchedPages(this.rs, settings, (fn) => store.transaction(fn));
-    }
-    await Promise.allSettled(inflight.values());
-    if (fatal) throw fatal;
-    store.transaction(() => store.setMeta('sitemap_signal_scores', JSON.stringify(this.signals.scores())));
-    store.commit();
+    this.engine = new Engine<DueWork>({
+      source: this.source, concurrency: Math.max(1, this.cfg.politeness.concurrency), handle: (w) => this.check(w),
+      now: this.now, sleep: this.sleepFn,
+    });
+    if (this.stopping) this.engine.stop();
+    const end = await this.engine.run();
+    if (end === 'signal') this.sum.reason = 'signal';
+    file.transaction(() => file.setMeta('sitemap_signal_scores', JSON.stringify(this.signals.scores())));
+    file.commit();
     this.sum.scheduled = this.rs.scheduled().length;
     this.sum.nextDueAt = this.rs.nextDueAt();
     return { ...this.sum };
+  }
+
+  /** Before each claim: the sitemaps when they are due; after a sleep in a long run, pages fetched meanwhile join the schedule. */
+  private async beforeClaim(now: number, sleptBefore: boolean): Promise<void> {
+    if (sleptBefore && this.until !== undefined) this.sum.enrolled += enrolFetchedPages(this.rs, this.cfg.revisit, (fn) => this.state.file.transaction(fn));
+    if (this.cfg.revisit.sitemap_interval_ms > 0 && now >= this.nextSitemapsAt) {
+      await this.readSitemaps();
+      this.nextSitemapsAt = this.now() + this.cfg.revisit.sitemap_interval_ms;
+    }
+  }
+
+  /** Nothing due now and nothing in flight: when the next page is due within the run, or the run's end (null: done). */
+  private idle(now: number): number | null {
+    const until = this.until;
+    let wakeAt = Infinity;
+    const next = this.rs.nextDueAt();
+    if (until !== undefined && next !== null && next <= until) wakeAt = Math.max(next, now);
+    if (wakeAt === Infinity) {
+      if (until === undefined || now >= until) return null;
+      wakeAt = until;
+    }
+    if (this.cfg.revisit.sitemap_interval_ms > 0) wakeAt = Math.min(wakeAt, Math.max(now, this.nextSitemapsAt));
+    return wakeAt;
   }
 
   /** Reads the sitemaps for change signals (sitemap-signals.ts); their requests count for politeness. */
   private async readSitemaps(): Promise<void> {
     const r = await readSitemapSignals(this.signals, { fetcher: this.fetcher, robots: this.robots, state: this.state, rs: this.rs, cfg: this.cfg, now: this.now });
     for (const e of r.errors) this.emit('warn', { code: 'W_SITEMAP', message: `sitemap ${e.sitemap}: ${e.message}` });
-    for (const [host, at] of r.contacted) {
-      const id = this.state.frontier.hostId(host);
-      const ready = Math.max(at, this.now()) + (this.hostDelay.get(id) ?? this.cfg.politeness.delay_ms);
-      this.hostReady.set(id, Math.max(this.hostReady.get(id) ?? 0, ready));
-    }
-    this.state.store.transaction(() => this.state.store.setMeta('sitemaps_checked_at', String(this.now())));
+    for (const [host, at] of r.contacted) this.source.contacted(await this.state.frontier.hostId(host), Math.max(at, this.now()));
+    this.state.file.transaction(() => this.state.file.setMeta('sitemaps_checked_at', String(this.now())));
     this.sum.sitemapsRead += r.sitemapsRead;
     this.sum.sitemapSignals += r.signalled;
     this.sum.newUrls += r.added;
@@ -187,77 +187,50 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     let saveError: unknown = null;
     try {
       // with the real clock (not a simulated one), the next run starts where this one's delays end
-      if (!this.opts.now) this.rs.saveHostNextTimes(new Map([...this.hostReady].filter(([, at]) => at > Date.now())));
+      if (!this.opts.now) this.rs.saveHostNextTimes(this.source.hostTimes(Date.now()));
     } catch (err) {
       saveError = err; // reported below unless the run's own error is the one to report
     }
     try {
       if (this.ownsFetcher) await this.fetcher.close();
+      await this.analyzers.close();
     } finally {
       closeCrawlState(this.state, this.runError);
     }
     if (saveError && !this.runError) throw storeError(this.opts.dbPath, saveError);
   }
 
-  private timerSleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, Math.max(0, Math.min(ms, 2 ** 31 - 1)));
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        self.wake = null;
-        resolve();
-      }
-      this.wake = done;
-    });
-  }
-
-  /** robots.txt for a due page: false when it is disallowed now (then postponed). Sets the host's delay. */
-  private async admit(p: DuePage): Promise<boolean> {
-    const pol = this.cfg.politeness;
-    if (!this.robots) {
-      this.hostDelay.set(p.hostId, pol.delay_ms);
-      return true;
-    }
-    let rules = this.robots.cached(p.url);
-    const fetchedNow = !rules;
-    if (!rules) rules = await this.robots.get(p.url);
-    const delay = Math.max(pol.delay_ms, Math.min(rules.crawlDelayMs ?? 0, pol.max_crawl_delay_ms));
-    this.hostDelay.set(p.hostId, delay);
-    if (fetchedNow) this.state.store.setHostRobots(p.hostId, rules.status, rules.crawlDelayMs);
-    if (rules.failure) {
+  /** robots.txt for a due page (the crawl's gate): false when it may not be fetched now (then postponed). */
+  private async admit(p: DueWork): Promise<boolean> {
+    if (!this.gate) return true;
+    const v = await this.gate.admit(p);
+    if (v.fetchedNow) p.requested = true; // fetching robots.txt was a request to the host too
+    if (v.kind === 'fetch') return true;
+    const at = this.now();
+    const cls = classOf(p.cls, this.cfg.revisit);
+    if (v.kind === 'unavailable') {
       // RFC 9309 §2.3.1.4: nothing of the host while its robots.txt cannot be fetched; not a verdict
       // on the page (no check, no failure counted): it is tried again after its class's shortest interval
-      const at = this.now();
-      this.state.store.transaction(() => this.rs.postpone(p.urlId, at + classOf(p.cls, this.cfg.revisit).min_ms));
+      this.state.file.transaction(() => this.rs.postpone(p.urlId, at + cls.min_ms));
       this.sum.robotsUnavailable++;
-      if (fetchedNow) {
-        this.emit('warn', { code: rules.failure.code, message: `robots.txt ${rules.failure.reason}: the host's due pages are postponed`, url: p.url });
-        this.hostReady.set(p.hostId, at + delay);
-      }
+      if (v.fetchedNow) this.emit('warn', { code: v.failure.code, message: `robots.txt ${v.failure.reason}: the host's due pages are postponed`, url: p.url });
       return false;
     }
-    if (!rules.isAllowed(p.url)) {
-      const at = this.now();
-      this.state.store.transaction(() => this.rs.postpone(p.urlId, at + classOf(p.cls, this.cfg.revisit).max_ms));
-      this.sum.robotsSkipped++;
-      this.emit('warn', { code: 'E_ROBOTS', message: 'robots.txt disallows this page now: revisit postponed', url: p.url });
-      if (fetchedNow) this.hostReady.set(p.hostId, at + delay);
-      return false;
-    }
-    // fetching robots.txt was a request to the host too
-    if (fetchedNow && delay > 0) await this.sleepFn(delay);
-    return true;
+    this.state.file.transaction(() => this.rs.postpone(p.urlId, at + cls.max_ms));
+    this.sum.robotsSkipped++;
+    this.emit('warn', { code: 'E_ROBOTS', message: 'robots.txt disallows this page now: revisit postponed', url: p.url });
+    return false;
   }
 
-  private async check(p: DuePage): Promise<void> {
-    if (!(await this.admit(p))) return;
+  /** One due page through the pipeline: robots.txt, a conditional request, the judge, analysis, record, new links. */
+  private async check(p: DueWork): Promise<Settlement> {
+    if (!(await this.admit(p))) return { state: 'done' };
     const headers: Record<string, string> = {};
     if (p.etag) headers['if-none-match'] = p.etag;
     if (p.lastModified) headers['if-modified-since'] = p.lastModified;
+    p.requested = true;
     const res = await this.fetcher.fetch(p.url, { headers });
     const at = this.now();
-    this.hostReady.set(p.hostId, at + (this.hostDelay.get(p.hostId) ?? this.cfg.politeness.delay_ms));
     const settings = this.cfg.revisit;
     const cls = classOf(p.cls, settings);
     const { row, outcome, savedBytes, parsed } = judgeResponse(p, res, settings.max_failures, () => this.rs.storedBodyBytes(p.urlId));
@@ -278,11 +251,12 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       row.deletedAt = at;
     }
     const analysis = changedBody && HTML_TYPES.has(changedBody.contentType ?? '')
-      ? this.analyze({ url: p.url, host: p.host, body: res.body, contentType: res.headers['content-type'] ?? null, html: true, anchors: this.state.store.anchorsTo(p.urlId), parsed: parsed ?? undefined })
+      ? await this.analyzers.analyze({ url: p.url, host: p.host, body: res.body, contentType: res.headers['content-type'] ?? null, html: true, anchors: this.state.file.anchorsTo(p.urlId), parsed: parsed ?? undefined })
       : null;
+    const links = changedBody && analysis ? await this.takeLinks(p, analysis) : null;
     let newUrls = 0;
-    this.state.store.transaction(() => {
-      if (changedBody) newUrls = this.storeChanged(p, changedBody, analysis, at);
+    this.state.file.transaction(() => {
+      if (changedBody) newUrls = this.storeChanged(p, changedBody, analysis, at, links);
       if (outcome === 'deleted') {
         const why = res.status > 0 ? `HTTP ${res.status}` : (res.error?.code ?? 'no response');
         this.rs.removeContent(p.urlId, `deleted on revisit ${new Date(at).toISOString()}: ${why}${row.failures > 0 ? ` (${row.failures} failures in a row)` : ''}`);
@@ -295,9 +269,24 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       url: p.url, status: res.status, outcome, cls: row.cls, checks: row.checks, changes: row.changes, rate,
       nextAt: outcome === 'deleted' ? null : row.nextAt, newUrls,
     });
+    if (links) await strategyHears(this.state, links.page, links.out.infos, links.out.links.map((l) => l.toId));
     if (++this.sinceBudget >= this.solveEvery) {
       this.solveBudget();
     }
+    return { state: 'done' };
+  }
+
+  /** The links a changed page has that it did not have before, through the frontier (the others were counted when it was first fetched). */
+  private async takeLinks(p: DueWork, analysis: PageAnalysis): Promise<{ page: PageInfo; out: IntakeResult } | null> {
+    if (analysis.nofollow) return null;
+    const had = this.rs.linkedHashes(p.urlId);
+    const fresh = analysis.links.filter((l) => !had.has(Buffer.from(l.hash).toString('hex')));
+    if (fresh.length === 0) return null;
+    const u = this.rs.pageInfo(p.urlId);
+    const relevant = analysis.relevance !== null && analysis.relevance >= this.cfg.relevance.threshold;
+    const page = { id: p.urlId, url: p.url, depth: u.depth, life: u.life, priority: u.priority, relevance: analysis.relevance, relevant };
+    const out = await intakeLinks({ frontier: this.state.frontier, strategy: this.state.strategy, maxDepth: this.cfg.limits.max_depth }, page, fresh);
+    return { page, out };
   }
 
   /**
@@ -312,10 +301,10 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     this.sinceBudget = 0;
   }
 
-  /** Stores a changed page's new version and sends its new links into the frontier. Returns the URLs added. */
-  private storeChanged(p: DuePage, res: FetchResult, analysis: PageAnalysis | null, at: number): number {
-    const { store, frontier, strategy } = this.state;
-    store.recordResponse({
+  /** Stores a changed page's new version and its new links (taken by takeLinks). Returns the URLs added. */
+  private storeChanged(p: DueWork, res: FetchResult, analysis: PageAnalysis | null, at: number, links: { out: IntakeResult } | null): number {
+    const { file } = this.state;
+    file.recordResponse({
       urlId: p.urlId, status: res.status, headers: res.headers, contentType: res.contentType, charset: analysis?.charset ?? null,
       title: analysis?.title ?? null, stored: analysis?.stored ?? compressBody(res.body), bodyBytes: res.body.length,
       wireBytes: res.wireBytes, fetchedAt: at, elapsedMs: res.elapsedMs,
@@ -323,18 +312,9 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     if (!analysis) return 0;
     const relevant = analysis.relevance === null ? null : analysis.relevance >= this.cfg.relevance.threshold;
     this.rs.updateContent(p.urlId, analysis.contentHash ? Buffer.from(analysis.contentHash) : null, analysis.relevance, relevant);
-    if (analysis.nofollow) return 0;
-    // only links the page did not have before: the others were counted when it was first fetched
-    const had = this.rs.linkedHashes(p.urlId);
-    const fresh = analysis.links.filter((l) => !had.has(Buffer.from(l.hash).toString('hex')));
-    if (fresh.length === 0) return 0;
-    const u = this.rs.pageInfo(p.urlId);
-    const page = { id: p.urlId, url: p.url, depth: u.depth, life: u.life, priority: u.priority, relevance: analysis.relevance, relevant: relevant ?? false };
-    const out = intakeLinks({ frontier, strategy, maxDepth: this.cfg.limits.max_depth }, page, fresh);
-    store.recordLinks(p.urlId, out.links.filter(Boolean));
-    const updates = strategy.takeUpdates?.();
-    if (updates?.length) frontier.reprioritize(updates);
-    return out.added - out.pruned;
+    if (!links) return 0;
+    file.recordLinks(p.urlId, links.out.links.filter(Boolean));
+    return links.out.added - links.out.pruned;
   }
 
   private count(outcome: CheckOutcome, wire: number, saved: number, newUrls: number): void {

@@ -138,22 +138,22 @@ export interface SitemapReadDeps {
  * brought forward.
  */
 export async function readSitemapSignals(signals: SitemapSignals, d: SitemapReadDeps): Promise<SitemapSeedResult & { signalled: number }> {
-  const { store, frontier, strategy } = d.state;
+  const { file, frontier, strategy } = d.state;
   const origins = [...new Set(d.rs.oneUrlPerHost().map((u) => `${new URL(u).origin}/`))];
   const r = await seedFromSitemaps({
-    fetcher: d.fetcher, robots: d.robots, frontier, strategy, store, scope: scopeOf(d.cfg), normalize: normalizeOptions(d.cfg),
+    fetcher: d.fetcher, robots: d.robots, frontier, strategy, scope: scopeOf(d.cfg), normalize: normalizeOptions(d.cfg),
     seeds: origins, sitemaps: d.cfg.sitemaps, maxUrls: d.cfg.limits.max_sitemap_urls, maxDepth: d.cfg.limits.max_sitemap_depth,
   });
   // one lookup for all the listed URLs (up to max_sitemap_urls), not one per URL
   const hashes = new Map(r.entries.map((e) => [e.url, urlHash(e.url)]));
-  const known = frontier.lookup([...hashes.values()]);
+  const known = await frontier.known([...hashes].map(([url, hash]) => ({ hash, host: hostKey(url) })));
   const find = (url: string): SignalTarget | null => {
     const k = known.get(hashes.get(url)!.toString('hex'));
     return k ? { urlId: k.id, host: hostKey(url) } : null;
   };
   const now = d.now();
   let signalled = 0;
-  store.transaction(() => {
+  file.transaction(() => {
     signalled = signals.apply(r.entries, find, d.rs, now);
   });
   return { ...r, signalled };
