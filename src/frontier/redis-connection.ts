@@ -58,6 +58,8 @@ function scriptSource(name: string): string {
 /** The script commands {@link RedisConnection.connect} defines on the client (one key: the crawl's `ready` zset, for routing). */
 export interface FrontierCommands {
   tcClaim(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
+  /** tcClaim with binary replies (Buffers): lease tokens are binary. */
+  tcClaimBuffer(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
   tcSettle(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
   tcIntake(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
   tcKnown(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { TopicrawlError } from '../errors.js';
 import type { Claim, Frontier, IntakeBatch, IntakeResult, KnownUrl, Lease, Settlement, UrlKey } from './frontier.js';
+import { encodeAdds, encodeSettle } from './redis-codec.js';
 import type { RedisConnection } from './redis-connection.js';
 import { UrlState } from './url-state.js';
 
@@ -22,8 +23,8 @@ export interface RedisFrontierOptions {
   workerId?: string;
 }
 
-/** Adds per intake script call: one call keeps the server busy for a few ms at most. */
-const INTAKE_CHUNK = 2048;
+/** Adds per intake script call: one call keeps the server busy for ~100 ms at most (other workers wait meanwhile). */
+const INTAKE_CHUNK = 4096;
 /** Pairs per known() script call. */
 const KNOWN_CHUNK = 4096;
 
@@ -56,6 +57,10 @@ export class RedisFrontier implements Frontier {
   private readonly leaseMs: number;
   private readonly mine = new Map<string, Lease>();
   private closed = false;
+  /** This client's number in the worker registry (in its lease members). */
+  private workerNo = 0;
+  /** Settles waiting to be sent together (one script call for those made in one tick). */
+  private pending: { entry: Buffer; token: string; resolve: (ok: boolean) => void; reject: (e: unknown) => void }[] = [];
 
   private constructor(private readonly conn: RedisConnection, private readonly opts: RedisFrontierOptions) {
     this.prefix = crawlPrefix(opts.crawlId);
@@ -69,6 +74,7 @@ export class RedisFrontier implements Frontier {
   static async open(conn: RedisConnection, opts: RedisFrontierOptions): Promise<RedisFrontier> {
     const f = new RedisFrontier(conn, opts);
     await conn.connect();
+    f.workerNo = Number(await conn.run('registering the worker', (c) => c.tcHosts(f.key, ...f.base, 'worker', f.workerId)));
     const info = JSON.stringify({ host: hostname(), pid: process.pid, startedAt: Date.now() });
     await conn.run('registering the worker', (c) => c.hset(`${f.prefix}winfo`, f.workerId, info));
     return f;
@@ -102,11 +108,7 @@ export class RedisFrontier implements Frontier {
       const last = i + INTAKE_CHUNK >= adds.length;
       const ch = last ? changes : [];
       const up = last ? updates : [];
-      const args: (string | number | Buffer)[] = [part.length, ch.length, up.length];
-      for (const u of part) {
-        args.push(u.hash, u.host, u.url, u.depth, u.priority, u.life, u.parentId ?? 0, u.anchor ?? '', u.anchor == null ? 1 : 0,
-          u.hops ?? 0, u.inlinks ?? 0, u.inlinkScore ?? 0, u.state ?? UrlState.QUEUED);
-      }
+      const args: (string | number | Buffer)[] = [encodeAdds(part), ch.length, up.length];
       for (const c of ch) args.push(c.id, c.hostId, opt(c.priority), opt(c.life), opt(c.state), opt(c.inlinks), opt(c.inlinkScore));
       for (const u of up) args.push(u.id, u.priority);
       const res = (await this.conn.run('intake', (c) => c.tcIntake(this.key, ...this.base, ...args))) as number[];
@@ -120,21 +122,23 @@ export class RedisFrontier implements Frontier {
   }
 
   async claim(max: number, now: number): Promise<Claim> {
-    const r = (await this.conn.run('claim', (c) => c.tcClaim(this.key, ...this.base, Math.max(1, max), this.leaseMs, this.workerId))) as string[];
-    const serverNow = Number(r[1]);
-    switch (r[0]) {
+    const b = (await this.conn.run('claim', (c) => c.tcClaimBuffer(this.key, ...this.base, Math.max(1, max), this.leaseMs, this.workerNo))) as (Buffer | number)[];
+    const kind = String(b[0]);
+    const serverNow = num(b[1]);
+    switch (kind) {
       case 'budget': return { kind: 'budget' };
       case 'empty': return { kind: 'empty' };
-      case 'wait': return { kind: 'wait', until: Number(r[2]) - serverNow + now };
+      case 'wait': return { kind: 'wait', until: num(b[2]) - serverNow + now };
     }
     const leases: Lease[] = [];
-    for (let i = 2; i < r.length; i += 12) {
-      const id = Number(r[i + 4]);
-      const parent = Number(r[i + 10]);
+    for (let i = 2; i < b.length; i += 12) {
+      const id = num(b[i + 4]);
+      const parent = num(b[i + 10]);
+      const anchor = String(b[i + 11]);
       const lease: Lease = {
-        token: r[i], expiresAt: Number(r[i + 1]), hostId: Number(r[i + 2]), host: r[i + 3], id, url: r[i + 5],
-        depth: Number(r[i + 6]), priority: Number(r[i + 7]), life: Number(r[i + 8]), seq: id, hops: Number(r[i + 9]),
-        parentId: parent === 0 ? null : parent, anchor: r[i + 11] === '\0' ? null : r[i + 11],
+        token: (b[i] as Buffer).toString('hex'), expiresAt: num(b[i + 1]), hostId: num(b[i + 2]), host: String(b[i + 3]), id,
+        url: String(b[i + 5]), depth: num(b[i + 6]), priority: num(b[i + 7]), life: num(b[i + 8]), seq: id, hops: num(b[i + 9]),
+        parentId: parent === 0 ? null : parent, anchor: anchor === '\0' ? null : anchor,
       };
       this.mine.set(lease.token, lease);
       leases.push(lease);
@@ -143,11 +147,27 @@ export class RedisFrontier implements Frontier {
   }
 
   async settle(lease: Lease, how: Settlement, now: number): Promise<boolean> {
-    const defer = how.deferUntil === undefined ? '' : Math.max(0, Math.ceil(how.deferUntil - now));
-    const ok = await this.conn.run('settle', (c) =>
-      c.tcSettle(this.key, ...this.base, lease.token, lease.id, lease.hostId, how.state, how.counted === false ? 0 : 1, defer));
-    this.mine.delete(lease.token);
-    return ok === 1;
+    const defer = how.deferUntil === undefined ? null : Math.max(0, Math.ceil(how.deferUntil - now));
+    const entry = encodeSettle(lease.token, how.state === 'done', how.counted !== false, defer);
+    return new Promise<boolean>((resolve, reject) => {
+      if (this.pending.length === 0) queueMicrotask(() => void this.flushSettles());
+      this.pending.push({ entry, token: lease.token, resolve, reject });
+    });
+  }
+
+  /** Sends the settles made since the last flush in one script call. */
+  private async flushSettles(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      const res = (await this.conn.run('settle', (c) => c.tcSettle(this.key, ...this.base, Buffer.concat(batch.map((p) => p.entry))))) as number[];
+      batch.forEach((p, i) => {
+        this.mine.delete(p.token);
+        p.resolve(res[i] === 1);
+      });
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    }
   }
 
   async hostId(name: string): Promise<number> {
@@ -181,8 +201,13 @@ export class RedisFrontier implements Frontier {
     this.closed = true;
     const now = Date.now();
     for (const lease of [...this.mine.values()]) await this.settle(lease, { state: 'requeue', counted: false }, now);
-    await this.conn.run('leaving the worker registry', (c) => c.multi().hdel(`${this.prefix}workers`, this.workerId).hdel(`${this.prefix}wl`, this.workerId).exec());
+    await this.conn.run('leaving the worker registry', (c) => c.hdel(`${this.prefix}workers`, String(this.workerNo)));
   }
+}
+
+/** A number of a binary reply: integer replies are numbers, others Buffers of their decimal form. */
+function num(x: Buffer | number): number {
+  return typeof x === 'number' ? x : Number(x.toString());
 }
 
 function opt(v: number | undefined): number | string {

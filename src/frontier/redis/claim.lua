@@ -1,82 +1,76 @@
--- Claim: ARGV[6] max URLs, ARGV[7] lease ms, ARGV[8] worker id.
+-- Claim: ARGV[6] max URLs, ARGV[7] lease ms, ARGV[8] worker number.
 -- Returns {'urls', now, <12 fields per lease>...} | {'wait', now, until} | {'budget', now} | {'empty', now}.
+-- Lease fields: lease member .. URL hash (binary), expiry, host id, host, id, url, depth, priority,
+-- life, hops, parent id (0 none), anchor ('\0' none).
 local now = now_ms()
-local max, leaseMs, worker = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
-redis.call('HSET', K('workers'), worker, now)
+local max, leaseMs, wno = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+redis.call('HSET', K('workers'), wno, now)
+local pages = tonumber(redis.call('GET', K('pages')) or 0)
+local queued = 0
 
 -- leases not settled in time: their URLs go back to their host's queue, their pages to the budget
-for _, tok in ipairs(redis.call('ZRANGEBYSCORE', K('leases'), '-inf', now, 'LIMIT', 0, 1000)) do
-  local v = redis.call('HGET', K('lease'), tok)
-  if v then
-    local hid, id, counted = lease_end(tok, v)
-    local _, hash = ix_get(id)
-    local r = rec_get(hid, hash)
-    if r and r[2] == IN_FLIGHT then enqueue(hid, hash, r) end
-    if counted == 1 then uncount(hid) end
-    sched(hid, now)
-  else
-    redis.call('ZREM', K('leases'), tok)
-  end
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', K('leases'), '-inf', now, 'LIMIT', 0, 1000)) do
+  redis.call('ZREM', K('leases'), m)
+  local hid, id = lease_parse(m)
+  local _, hash = ix_get(id)
+  local r = rec_get(hid, hash)
+  -- (a lease settled in the meantime is no longer in `leases`)
+  if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
+  local h = load_host(hid)
+  h.f, h.p, h.dirty = h.f - 1, h.p - 1, true
+  pages = pages - 1
+  place(hid, h, now)
 end
 
 -- hosts whose time has come
 for _, hid in ipairs(redis.call('ZRANGEBYSCORE', K('sleep'), '-inf', now, 'LIMIT', 0, 1000)) do sched(hid, now) end
 
-local pages = tonumber(redis.call('GET', K('pages')) or 0)
 local out = { 'urls', now }
 local n = 0
+local cno = redis.call('INCR', K('cno')) % TWO32
+local exp = now + leaseMs
+local rexp = rnum(exp)
 while n < max do
   if MAXPAGES > 0 and pages >= MAXPAGES then break end
-  local top = redis.call('ZRANGE', K('ready'), 0, 0)
+  local top = redis.call('ZPOPMIN', K('ready'))
   if #top == 0 then break end
   local hid = struct.unpack('>I4', top[1], 7)
-  local hk = K('h:' .. hid)
-  local h = redis.call('HMGET', hk, 'f', 'p', 'd', 't', 'n')
-  local room = math.min(max - n, CONC - tonumber(h[1] or 0))
-  if MAXHOST > 0 then room = math.min(room, MAXHOST - tonumber(h[2] or 0)) end
+  local h = load_host(hid)
+  h.r = '' -- popped
+  local room = math.min(max - n, CONC - h.f)
+  if MAXHOST > 0 then room = math.min(room, MAXHOST - h.p) end
   if MAXPAGES > 0 then room = math.min(room, MAXPAGES - pages) end
-  if room <= 0 then
-    sched(hid, now)
-    break
-  end
-  local popped = redis.call('ZPOPMIN', K('q:' .. hid), room)
+  local popped = {}
+  if room > 0 then popped = redis.call('ZPOPMIN', K('q:' .. hid), room) end
   local k = #popped / 2
-  local exp = now + leaseMs
   for i = 1, #popped, 2 do
     local id = idof(popped[i])
     local _, hash = ix_get(id)
     local r = rec_get(hid, hash)
-    r[2] = IN_FLIGHT
-    rec_put(hid, hash, r)
-    local tok = redis.call('INCR', K('ltok'))
-    redis.call('ZADD', K('leases'), exp, tok)
-    redis.call('HSET', K('lease'), tok, lease_pack(hid, id, 1, worker))
-    out[#out + 1] = tostring(tok)
-    out[#out + 1] = num(exp)
-    out[#out + 1] = tostring(hid)
-    out[#out + 1] = h[5]
-    out[#out + 1] = num(id)
-    out[#out + 1] = r[11]
-    out[#out + 1] = num(r[3])
-    out[#out + 1] = num(r[5])
-    out[#out + 1] = num(r[4])
-    out[#out + 1] = num(r[6])
-    out[#out + 1] = num(r[7])
-    out[#out + 1] = r[8] or '\0'
+    local m = lease_member(hid, id, wno, cno)
+    redis.call('ZADD', K('leases'), exp, m)
+    local o = #out
+    out[o + 1] = m .. hash
+    out[o + 2] = rexp
+    out[o + 3] = hid
+    out[o + 4] = h.n
+    out[o + 5] = id
+    out[o + 6] = url_of(r, h.n)
+    out[o + 7] = rnum(r[3])
+    out[o + 8] = rnum(r[5])
+    out[o + 9] = rnum(r[4])
+    out[o + 10] = rnum(r[6])
+    out[o + 11] = rnum(r[7])
+    out[o + 12] = r[8] or '\0'
   end
-  if k > 0 then
-    redis.call('HINCRBY', hk, 'f', k)
-    redis.call('HINCRBY', hk, 'p', k)
-    redis.call('INCRBY', K('pages'), k)
-    redis.call('DECRBY', K('queued'), k)
-    redis.call('HINCRBY', K('wl'), worker, k)
-    pages = pages + k
-    n = n + k
-    local t = now + tonumber(h[3] or DELAY)
-    if t > tonumber(h[4] or 0) then redis.call('HSET', hk, 't', t) end
-  end
-  sched(hid, now)
+  h.f, h.p, h.dirty = h.f + k, h.p + k, true
+  if now + h.d > h.t then h.t = now + h.d end
+  pages, n, queued = pages + k, n + k, queued - k
+  place(hid, h, now)
+  if k == 0 then break end
 end
+if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
+redis.call('SET', K('pages'), pages)
 
 if n > 0 then return out end
 if MAXPAGES > 0 and pages >= MAXPAGES then return { 'budget', now } end

@@ -1,18 +1,24 @@
 -- Shared by every script of the Redis frontier (prepended to each). Keys (all under the crawl's
 -- prefix P = 'tc:{<crawlId>}:', so one Cluster slot):
 --   u:<hid>   hash: 16-byte URL hash -> cmsgpack record {id, state, depth, life, priority, hops,
---             parentId (0: none), anchor (false: none), inlinks, inlinkScore, url}. The seen-set.
+--             parentId (0: none), anchor (false: none), inlinks, inlinkScore, url, scheme}. The
+--             seen-set. `url` is the part after 'http://<host>' (scheme 1) or 'https://<host>'
+--             (scheme 2), or the whole URL (scheme 0). A URL handed out keeps state QUEUED in its
+--             record: it is leased when it is not in q:<hid>, done when its ix entry says so.
 --   q:<hid>   zset of the host's queued URLs: score -priority, member the id as 6 bytes big-endian,
 --             so equal scores order by id = discovery sequence (first in, first out).
---   ix:<id/128> hash: id % 128 -> 4-byte host id .. 16-byte URL hash (finds a URL by id).
+--   ix:<id/128> hash: id % 128 -> 4-byte host id .. 16-byte URL hash (finds a URL by id), and a
+--             17th byte '\2' once a lease of it was settled done (FETCHED).
 --   h:<hid>   hash: n name, d delay (ms; absent: the crawl's), t may be contacted from (server ms),
---             f leases out, s suspended, p pages counted, r its member in `ready`.
---   hosts     hash name -> host id; hid, seq, ltok: counters (host ids, URL ids, lease tokens).
+--             f leases out, s suspended, p pages counted, r its member in `ready` ('' none),
+--             w 1 when it is in `sleep`.
+--   hosts     hash name -> host id; hid, seq, cno, wno: counters (host, URL, claim, worker numbers).
 --   ready     zset of hosts that may be contacted: score -priority of their best URL, member
 --             6-byte id of that URL .. 4-byte host id (ties: the earlier URL first).
 --   sleep     zset of hosts with queued URLs waiting for their time: score t, member host id.
---   leases    zset token -> expiry (server ms); lease: hash token -> host id, URL id, counted, worker.
---   queued, pages: counters; wl: hash worker -> leases out; workers: hash worker -> last claim (ms).
+--   leases    zset: member 4-byte host id, 6-byte URL id, 2-byte worker number, 4-byte claim number;
+--             score its expiry (server ms).
+--   queued, pages: counters; workers: hash worker number -> last claim (ms); wnames/wnos: numbers <-> names.
 -- ARGV[1] prefix, ARGV[2] per-host concurrency, ARGV[3] pages per host (0: no limit),
 -- ARGV[4] default delay (ms), ARGV[5] pages in all (0: no limit); the script's own from ARGV[6].
 local P = ARGV[1]
@@ -20,7 +26,7 @@ local CONC = tonumber(ARGV[2])
 local MAXHOST = tonumber(ARGV[3])
 local DELAY = tonumber(ARGV[4])
 local MAXPAGES = tonumber(ARGV[5])
-local QUEUED, IN_FLIGHT, FETCHED = 0, 1, 2
+local QUEUED, FETCHED = 0, 2
 local TWO32 = 4294967296
 
 local function K(s) return P .. s end
@@ -37,14 +43,45 @@ local function idof(m, at)
   local hi, lo = struct.unpack('>I2I4', m, at or 1)
   return hi * TWO32 + lo
 end
+local function hidkey(hid) return struct.pack('>I4', hid) end
 
-local function ix_put(id, hid, hash)
-  redis.call('HSET', P .. 'ix:' .. math.floor(id / 128), id % 128, struct.pack('>I4', hid) .. hash)
+local function lease_member(hid, id, wno, cno)
+  return struct.pack('>I4I2I4I2I4', hid, math.floor(id / TWO32), id % TWO32, wno, cno)
 end
+-- host id, URL id, worker number of a lease member
+local function lease_parse(m)
+  local hid, hi, lo, wno = struct.unpack('>I4I2I4I2', m)
+  return hid, hi * TWO32 + lo, wno
+end
+
+local function ix_put(id, hid, hash, done)
+  redis.call('HSET', P .. 'ix:' .. math.floor(id / 128), id % 128, hidkey(hid) .. hash .. (done and '\2' or ''))
+end
+-- host id, URL hash, done
 local function ix_get(id)
   local v = redis.call('HGET', P .. 'ix:' .. math.floor(id / 128), id % 128)
-  if not v then return nil, nil end
-  return (struct.unpack('>I4', v)), string.sub(v, 5)
+  if not v then return nil, nil, false end
+  return (struct.unpack('>I4', v)), string.sub(v, 5, 20), #v > 20
+end
+
+-- a number for a reply: integers as they are, others as strings (Lua numbers become integer replies)
+local function rnum(x)
+  if x == math.floor(x) and x > -9007199254740992 and x < 9007199254740992 then return x end
+  return string.format('%.17g', x)
+end
+
+-- the stored form of a URL of host `host`: suffix and scheme (see u:<hid>)
+local function url_pack(url, host)
+  local n = #host
+  if string.sub(url, 1, 7 + n) == 'http://' .. host then return string.sub(url, 8 + n), 1 end
+  if string.sub(url, 1, 8 + n) == 'https://' .. host then return string.sub(url, 9 + n), 2 end
+  return url, 0
+end
+local function url_of(r, host)
+  local s = r[12]
+  if s == 1 then return 'http://' .. host .. r[11] end
+  if s == 2 then return 'https://' .. host .. r[11] end
+  return r[11]
 end
 
 local function rec_get(hid, hash)
@@ -53,6 +90,7 @@ local function rec_get(hid, hash)
   return cmsgpack.unpack(v)
 end
 local function rec_put(hid, hash, r) redis.call('HSET', P .. 'u:' .. hid, hash, cmsgpack.pack(r)) end
+local function in_queue(hid, id) return redis.call('ZSCORE', P .. 'q:' .. hid, idkey(id)) ~= false end
 
 local function host_id(name, cache)
   local hid = cache and cache[name]
@@ -68,70 +106,38 @@ local function host_id(name, cache)
   return hid
 end
 
--- Puts a host where it belongs now: in `ready` with its best URL, in `sleep` until its time, or
--- in neither (nothing queued, suspended, over its budget, as many leases out as it may have).
-local function sched(hid, now)
-  local hk = P .. 'h:' .. hid
-  local h = redis.call('HMGET', hk, 'r', 't', 'f', 's', 'p')
-  if h[1] then
-    redis.call('ZREM', P .. 'ready', h[1])
-    redis.call('HDEL', hk, 'r')
+local function load_host(hid)
+  local h = redis.call('HMGET', P .. 'h:' .. hid, 'r', 't', 'f', 's', 'p', 'd', 'w', 'n')
+  return { r = h[1] or '', t = tonumber(h[2] or 0), f = tonumber(h[3] or 0), s = h[4], p = tonumber(h[5] or 0),
+    d = tonumber(h[6] or DELAY), w = h[7] == '1', n = h[8], dirty = false }
+end
+
+-- Puts a host where it belongs now: in `ready` with its best URL, in `sleep` until its time, or in
+-- neither (nothing queued, suspended, over its budget, as many leases out as it may have). Writes
+-- the host's f, p, t when `h.dirty`, and its place.
+local function place(hid, h, now)
+  local nr, sleeping, score = '', false, nil
+  if not h.s and h.f < CONC and (MAXHOST == 0 or h.p < MAXHOST) then
+    local best = redis.call('ZRANGE', P .. 'q:' .. hid, 0, 0, 'WITHSCORES')
+    if #best > 0 then
+      if h.t > now then sleeping = true else nr, score = best[1] .. hidkey(hid), best[2] end
+    end
   end
-  redis.call('ZREM', P .. 'sleep', hid)
-  if h[4] then return end
-  if tonumber(h[3] or 0) >= CONC then return end
-  if MAXHOST > 0 and tonumber(h[5] or 0) >= MAXHOST then return end
-  local best = redis.call('ZRANGE', P .. 'q:' .. hid, 0, 0, 'WITHSCORES')
-  if #best == 0 then return end
-  local t = tonumber(h[2] or 0)
-  if t > now then
-    redis.call('ZADD', P .. 'sleep', t, hid)
+  if nr == h.r and sleeping == h.w and not (sleeping and h.dirty) then
+    if h.dirty then redis.call('HSET', P .. 'h:' .. hid, 'f', h.f, 'p', h.p, 't', h.t) end
     return
   end
-  local m = best[1] .. struct.pack('>I4', hid)
-  redis.call('ZADD', P .. 'ready', best[2], m)
-  redis.call('HSET', hk, 'r', m)
+  if h.r ~= '' and h.r ~= nr then redis.call('ZREM', P .. 'ready', h.r) end
+  if nr ~= '' and nr ~= h.r then redis.call('ZADD', P .. 'ready', score, nr) end
+  if sleeping then redis.call('ZADD', P .. 'sleep', h.t, hid)
+  elseif h.w then redis.call('ZREM', P .. 'sleep', hid) end
+  redis.call('HSET', P .. 'h:' .. hid, 'f', h.f, 'p', h.p, 't', h.t, 'r', nr, 'w', sleeping and 1 or 0)
+  h.r, h.w, h.dirty = nr, sleeping, false
 end
 
--- Queues a URL whose record is `r` (state set to QUEUED here).
-local function enqueue(hid, hash, r)
-  r[2] = QUEUED
-  rec_put(hid, hash, r)
-  redis.call('ZADD', P .. 'q:' .. hid, -r[5], idkey(r[1]))
-  redis.call('INCR', P .. 'queued')
-end
+local function sched(hid, now) place(hid, load_host(hid), now) end
 
-local function lease_pack(hid, id, counted, worker)
-  return struct.pack('>I4I2I4B', hid, math.floor(id / TWO32), id % TWO32, counted) .. worker
-end
-local function lease_unpack(v)
-  local hid, hi, lo, counted = struct.unpack('>I4I2I4B', v)
-  return hid, hi * TWO32 + lo, counted, string.sub(v, 12)
-end
-
--- Ends a lease (removes it; the host has one lease fewer). Returns host id, URL id, counted, worker.
-local function lease_end(tok, v)
-  local hid, id, counted, worker = lease_unpack(v)
-  redis.call('ZREM', P .. 'leases', tok)
-  redis.call('HDEL', P .. 'lease', tok)
-  redis.call('HINCRBY', P .. 'wl', worker, -1)
-  redis.call('HINCRBY', P .. 'h:' .. hid, 'f', -1)
-  return hid, id, counted, worker
-end
-
--- Gives a page back to the budgets.
-local function uncount(hid)
-  redis.call('DECR', P .. 'pages')
-  redis.call('HINCRBY', P .. 'h:' .. hid, 'p', -1)
-end
-
--- The host may not be contacted before `t` (never earlier than it already may not).
-local function not_before(hid, t)
-  local hk = P .. 'h:' .. hid
-  local cur = tonumber(redis.call('HGET', hk, 't') or 0)
-  if t > cur then redis.call('HSET', hk, 't', t) end
-end
-
-local function host_delay(hid)
-  return tonumber(redis.call('HGET', P .. 'h:' .. hid, 'd') or DELAY)
+-- Queues a URL again (its record says QUEUED). Returns 1 if it was not in the queue.
+local function requeue(hid, r)
+  return redis.call('ZADD', P .. 'q:' .. hid, -r[5], idkey(r[1]))
 end

@@ -1,41 +1,45 @@
--- Settle: ARGV[6] lease token, ARGV[7] URL id, ARGV[8] host id, ARGV[9] 'done' | 'requeue',
--- ARGV[10] counted (1 | 0), ARGV[11] defer: ms from now the host must wait ('' none).
--- Returns 1, or 0 when the lease had expired and its URL was served again (nothing changed).
+-- Settle: ARGV[6] leases, 42 bytes each: lease member (16), URL hash (16), done (1) or requeue (0),
+-- counted (1 | 0), defer: ms from now the host must wait (double, < 0 none).
+-- Returns per lease 1, or 0 when the lease had expired and its URL was served again (nothing changed).
 local now = now_ms()
-local tok, id, hid, how = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9]
-local counted = tonumber(ARGV[10])
-local defer = ARGV[11]
-local v = redis.call('HGET', K('lease'), tok)
-if not v then
-  -- the lease expired and its URL went back to the queue: if no one took it since, this outcome stands
-  local _, hash = ix_get(id)
-  local r = hash and rec_get(hid, hash)
-  if not r or r[2] ~= QUEUED then return 0 end
-  if how == 'done' then
-    redis.call('ZREM', K('q:' .. hid), idkey(id))
-    redis.call('DECR', K('queued'))
-    r[2] = FETCHED
-    rec_put(hid, hash, r)
-    if counted == 1 then
-      redis.call('INCR', K('pages'))
-      redis.call('HINCRBY', K('h:' .. hid), 'p', 1)
+local blob = ARGV[6]
+local out = {}
+local queued, pages = 0, 0
+for at = 1, #blob, 42 do
+  local m = string.sub(blob, at, at + 15)
+  local hash, done, counted, defer = struct.unpack('>c16BBd', blob, at + 16)
+  local hid, id = lease_parse(m)
+  local ok = 0
+  if redis.call('ZREM', K('leases'), m) == 1 then
+    ok = 1
+    if done == 1 then
+      ix_put(id, hid, hash, true)
+    else
+      local r = rec_get(hid, hash)
+      if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
     end
+    local h = load_host(hid)
+    h.f, h.dirty = h.f - 1, true
+    if counted == 0 then h.p, pages = h.p - 1, pages - 1 end
+    local t = now + h.d
+    if defer >= 0 and now + defer > t then t = now + defer end
+    if t > h.t then h.t = t end
+    place(hid, h, now)
+  elseif in_queue(hid, id) then
+    -- the lease expired and its URL went back to the queue; no one took it since: this outcome stands
+    ok = 1
+    local h = load_host(hid)
+    if done == 1 then
+      redis.call('ZREM', K('q:' .. hid), idkey(id))
+      queued = queued - 1
+      ix_put(id, hid, hash, true)
+      if counted == 1 then h.p, pages, h.dirty = h.p + 1, pages + 1, true end
+    end
+    if defer >= 0 and now + defer > h.t then h.t, h.dirty = now + defer, true end
+    place(hid, h, now)
   end
-  if defer ~= '' then not_before(hid, now + tonumber(defer)) end
-  sched(hid, now)
-  return 1
+  out[#out + 1] = ok
 end
-local lhid, lid, lcounted = lease_end(tok, v)
-local _, hash = ix_get(lid)
-local r = rec_get(lhid, hash)
-if how == 'done' then
-  r[2] = FETCHED
-  rec_put(lhid, hash, r)
-else
-  enqueue(lhid, hash, r)
-end
-if counted == 0 and lcounted == 1 then uncount(lhid) end
-not_before(lhid, now + host_delay(lhid))
-if defer ~= '' then not_before(lhid, now + tonumber(defer)) end
-sched(lhid, now)
-return 1
+if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
+if pages ~= 0 then redis.call('INCRBY', K('pages'), pages) end
+return out
