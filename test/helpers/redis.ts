@@ -51,8 +51,8 @@ export function testCrawl(name = 'test') {
  */
 export async function expireLeases(conn: RedisConnection, crawlId: string): Promise<number> {
   const key = `${crawlPrefix(crawlId)}leases`;
-  const tokens = await conn.client.zrange(key, 0, -1);
-  if (tokens.length === 0) return 0;
-  await conn.client.zadd(key, ...tokens.flatMap((t) => [0, t]));
-  return tokens.length;
+  const members = await conn.client.zrangeBuffer(key, '0', '-1');
+  if (members.length === 0) return 0;
+  await conn.client.call('ZADD', key, ...members.flatMap((m) => ['0', m]));
+  return members.length;
 }

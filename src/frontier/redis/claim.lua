@@ -36,7 +36,7 @@ while n < max do
   if #top == 0 then break end
   local hid = struct.unpack('>I4', top[1], 7)
   local h = load_host(hid)
-  h.r = '' -- popped
+  h.r, h.popped = '', true
   local room = math.min(max - n, CONC - h.f)
   if MAXHOST > 0 then room = math.min(room, MAXHOST - h.p) end
   if MAXPAGES > 0 then room = math.min(room, MAXPAGES - pages) end

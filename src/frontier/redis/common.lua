@@ -114,7 +114,8 @@ end
 
 -- Puts a host where it belongs now: in `ready` with its best URL, in `sleep` until its time, or in
 -- neither (nothing queued, suspended, over its budget, as many leases out as it may have). Writes
--- the host's f, p, t when `h.dirty`, and its place.
+-- the host's f, p, t when `h.dirty`, and its place (`h.popped`: it was taken off `ready` already,
+-- its stored r is stale).
 local function place(hid, h, now)
   local nr, sleeping, score = '', false, nil
   if not h.s and h.f < CONC and (MAXHOST == 0 or h.p < MAXHOST) then
@@ -123,7 +124,7 @@ local function place(hid, h, now)
       if h.t > now then sleeping = true else nr, score = best[1] .. hidkey(hid), best[2] end
     end
   end
-  if nr == h.r and sleeping == h.w and not (sleeping and h.dirty) then
+  if nr == h.r and sleeping == h.w and not (sleeping and h.dirty) and not h.popped then
     if h.dirty then redis.call('HSET', P .. 'h:' .. hid, 'f', h.f, 'p', h.p, 't', h.t) end
     return
   end
@@ -132,7 +133,7 @@ local function place(hid, h, now)
   if sleeping then redis.call('ZADD', P .. 'sleep', h.t, hid)
   elseif h.w then redis.call('ZREM', P .. 'sleep', hid) end
   redis.call('HSET', P .. 'h:' .. hid, 'f', h.f, 'p', h.p, 't', h.t, 'r', nr, 'w', sleeping and 1 or 0)
-  h.r, h.w, h.dirty = nr, sleeping, false
+  h.r, h.w, h.dirty, h.popped = nr, sleeping, false, false
 end
 
 local function sched(hid, now) place(hid, load_host(hid), now) end
