@@ -124,12 +124,13 @@ local function place(hid, h, now)
       if h.t > now then sleeping = true else nr, score = best[1] .. hidkey(hid), best[2] end
     end
   end
+  -- (the score of an unchanged member is set again: its URL's priority may have changed)
+  if nr ~= '' then redis.call('ZADD', P .. 'ready', score, nr) end
   if nr == h.r and sleeping == h.w and not (sleeping and h.dirty) and not h.popped then
     if h.dirty then redis.call('HSET', P .. 'h:' .. hid, 'f', h.f, 'p', h.p, 't', h.t) end
     return
   end
   if h.r ~= '' and h.r ~= nr then redis.call('ZREM', P .. 'ready', h.r) end
-  if nr ~= '' and nr ~= h.r then redis.call('ZADD', P .. 'ready', score, nr) end
   if sleeping then redis.call('ZADD', P .. 'sleep', h.t, hid)
   elseif h.w then redis.call('ZREM', P .. 'sleep', hid) end
   redis.call('HSET', P .. 'h:' .. hid, 'f', h.f, 'p', h.p, 't', h.t, 'r', nr, 'w', sleeping and 1 or 0)
