@@ -30,44 +30,55 @@ local n = 0
 local cno = redis.call('INCR', K('cno')) % TWO32
 local exp = now + leaseMs
 local rexp = rnum(exp)
-while n < max do
-  if MAXPAGES > 0 and pages >= MAXPAGES then break end
-  local top = redis.call('ZPOPMIN', K('ready'))
-  if #top == 0 then break end
-  local hid = struct.unpack('>I4', top[1], 7)
-  local h = load_host(hid)
-  h.r, h.popped = '', true
-  local room = math.min(max - n, CONC - h.f)
-  if MAXHOST > 0 then room = math.min(room, MAXHOST - h.p) end
-  if MAXPAGES > 0 then room = math.min(room, MAXPAGES - pages) end
-  local popped = {}
-  if room > 0 then popped = redis.call('ZPOPMIN', K('q:' .. hid), room) end
-  local k = #popped / 2
-  for i = 1, #popped, 2 do
-    local id = idof(popped[i])
-    local _, hash = ix_get(id)
-    local r = rec_get(hid, hash)
-    local m = lease_member(hid, id, wno, cno)
-    redis.call('ZADD', K('leases'), exp, m)
-    local o = #out
-    out[o + 1] = m .. hash
-    out[o + 2] = rexp
-    out[o + 3] = hid
-    out[o + 4] = h.n
-    out[o + 5] = id
-    out[o + 6] = url_of(r, h.n)
-    out[o + 7] = rnum(r[3])
-    out[o + 8] = rnum(r[5])
-    out[o + 9] = rnum(r[4])
-    out[o + 10] = rnum(r[6])
-    out[o + 11] = rnum(r[7])
-    out[o + 12] = r[8] or '\0'
+local leaseArgs = {}
+local want = max
+if MAXPAGES > 0 then want = math.min(want, MAXPAGES - pages) end
+-- the best hosts, at most one per URL wanted (each gives at least one); each takes as many of its
+-- best URLs as it may have out, so a host is never due again within one claim
+local tops = {}
+if want > 0 then tops = redis.call('ZPOPMIN', K('ready'), want) end
+for i = 1, #tops, 2 do
+  local hid = struct.unpack('>I4', tops[i], 7)
+  if n >= max or (MAXPAGES > 0 and pages >= MAXPAGES) then
+    redis.call('ZADD', K('ready'), tops[i + 1], tops[i]) -- not needed: back, unchanged
+  else
+    local h = load_host(hid)
+    h.r, h.popped = '', true
+    local room = math.min(max - n, CONC - h.f)
+    if MAXHOST > 0 then room = math.min(room, MAXHOST - h.p) end
+    if MAXPAGES > 0 then room = math.min(room, MAXPAGES - pages) end
+    local popped = {}
+    if room > 0 then popped = redis.call('ZPOPMIN', K('q:' .. hid), room) end
+    local k = #popped / 2
+    for j = 1, #popped, 2 do
+      local id = idof(popped[j])
+      local _, hash = ix_get(id)
+      local r = rec_get(hid, hash)
+      local m = lease_member(hid, id, wno, cno)
+      leaseArgs[#leaseArgs + 1] = exp
+      leaseArgs[#leaseArgs + 1] = m
+      local o = #out
+      out[o + 1] = m .. hash
+      out[o + 2] = rexp
+      out[o + 3] = hid
+      out[o + 4] = h.n
+      out[o + 5] = id
+      out[o + 6] = url_of(r, h.n)
+      out[o + 7] = rnum(r[3])
+      out[o + 8] = rnum(r[5])
+      out[o + 9] = rnum(r[4])
+      out[o + 10] = rnum(r[6])
+      out[o + 11] = rnum(r[7])
+      out[o + 12] = r[8] or '\0'
+    end
+    h.f, h.p, h.dirty = h.f + k, h.p + k, true
+    if now + h.d > h.t then h.t = now + h.d end
+    pages, n, queued = pages + k, n + k, queued - k
+    place(hid, h, now)
   end
-  h.f, h.p, h.dirty = h.f + k, h.p + k, true
-  if now + h.d > h.t then h.t = now + h.d end
-  pages, n, queued = pages + k, n + k, queued - k
-  place(hid, h, now)
-  if k == 0 then break end
+end
+for at = 1, #leaseArgs, 1000 do
+  redis.call('ZADD', K('leases'), unpack(leaseArgs, at, math.min(#leaseArgs, at + 999)))
 end
 if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
 redis.call('SET', K('pages'), pages)

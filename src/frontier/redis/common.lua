@@ -9,9 +9,9 @@
 --             so equal scores order by id = discovery sequence (first in, first out).
 --   ix:<id/128> hash: id % 128 -> 4-byte host id .. 16-byte URL hash (finds a URL by id), and a
 --             17th byte '\2' once a lease of it was settled done (FETCHED).
---   h:<hid>   hash: n name, d delay (ms; absent: the crawl's), t may be contacted from (server ms),
---             f leases out, s suspended, p pages counted, r its member in `ready` ('' none),
---             w 1 when it is in `sleep`.
+--   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc10' then its name): t may be
+--             contacted from (server ms), f leases out, p pages counted, d delay (ms; -1: the
+--             crawl's), s suspended, w in `sleep`, whether it is in `ready`, its member there.
 --   hosts     hash name -> host id; hid, seq, cno, wno: counters (host, URL, claim, worker numbers).
 --   ready     zset of hosts that may be contacted: score -priority of their best URL, member
 --             6-byte id of that URL .. 4-byte host id (ties: the earlier URL first).
@@ -92,6 +92,20 @@ end
 local function rec_put(hid, hash, r) redis.call('HSET', P .. 'u:' .. hid, hash, cmsgpack.pack(r)) end
 local function in_queue(hid, id) return redis.call('ZSCORE', P .. 'q:' .. hid, idkey(id)) ~= false end
 
+local NO_MEMBER = string.rep('\0', 10)
+
+local function load_host(hid)
+  local v = redis.call('GET', P .. 'h:' .. hid)
+  local t, f, p, own, s, w, inr, r, at = struct.unpack('>di4i4i4BBBc10', v)
+  return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
+    r = inr == 1 and r or '', n = string.sub(v, at), dirty = false }
+end
+
+local function save_host(hid, h)
+  redis.call('SET', P .. 'h:' .. hid, struct.pack('>di4i4i4BBBc10', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
+    h.r ~= '' and 1 or 0, h.r ~= '' and h.r or NO_MEMBER) .. h.n)
+end
+
 local function host_id(name, cache)
   local hid = cache and cache[name]
   if hid then return hid end
@@ -99,17 +113,11 @@ local function host_id(name, cache)
   if not hid then
     hid = redis.call('INCR', P .. 'hid')
     redis.call('HSET', P .. 'hosts', name, hid)
-    redis.call('HSET', P .. 'h:' .. hid, 'n', name)
+    save_host(hid, { t = 0, f = 0, p = 0, d = DELAY, own = -1, s = false, w = false, r = '', n = name })
   end
   hid = tonumber(hid)
   if cache then cache[name] = hid end
   return hid
-end
-
-local function load_host(hid)
-  local h = redis.call('HMGET', P .. 'h:' .. hid, 'r', 't', 'f', 's', 'p', 'd', 'w', 'n')
-  return { r = h[1] or '', t = tonumber(h[2] or 0), f = tonumber(h[3] or 0), s = h[4], p = tonumber(h[5] or 0),
-    d = tonumber(h[6] or DELAY), w = h[7] == '1', n = h[8], dirty = false }
 end
 
 -- Puts a host where it belongs now: in `ready` with its best URL, in `sleep` until its time, or in
@@ -127,14 +135,14 @@ local function place(hid, h, now)
   -- (the score of an unchanged member is set again: its URL's priority may have changed)
   if nr ~= '' then redis.call('ZADD', P .. 'ready', score, nr) end
   if nr == h.r and sleeping == h.w and not (sleeping and h.dirty) and not h.popped then
-    if h.dirty then redis.call('HSET', P .. 'h:' .. hid, 'f', h.f, 'p', h.p, 't', h.t) end
+    if h.dirty then save_host(hid, h) end
     return
   end
   if h.r ~= '' and h.r ~= nr then redis.call('ZREM', P .. 'ready', h.r) end
   if sleeping then redis.call('ZADD', P .. 'sleep', h.t, hid)
   elseif h.w then redis.call('ZREM', P .. 'sleep', hid) end
-  redis.call('HSET', P .. 'h:' .. hid, 'f', h.f, 'p', h.p, 't', h.t, 'r', nr, 'w', sleeping and 1 or 0)
   h.r, h.w, h.dirty, h.popped = nr, sleeping, false, false
+  save_host(hid, h)
 end
 
 local function sched(hid, now) place(hid, load_host(hid), now) end

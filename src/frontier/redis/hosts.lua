@@ -15,18 +15,18 @@ if op == 'worker' then
   return wno
 end
 local hid = tonumber(ARGV[7])
+local h = load_host(hid)
 if op == 'delay' then
-  redis.call('HSET', K('h:' .. hid), 'd', tonumber(ARGV[8]))
+  h.own = tonumber(ARGV[8])
+  save_host(hid, h)
   return 1
 end
 local now = now_ms()
-local h = load_host(hid)
 if op == 'defer' then
   local t = now + tonumber(ARGV[8])
   if t > h.t then h.t, h.dirty = t, true end
 elseif op == 'suspend' then
-  redis.call('HSET', K('h:' .. hid), 's', 1)
-  h.s = '1'
+  h.s, h.dirty = true, true
 else
   return redis.error_reply('ERR unknown host operation ' .. tostring(op))
 end

@@ -5,12 +5,30 @@ local now = now_ms()
 local blob = ARGV[6]
 local out = {}
 local queued, pages = 0, 0
-for at = 1, #blob, 42 do
-  local m = string.sub(blob, at, at + 15)
-  local hash, done, counted, defer = struct.unpack('>c16BBd', blob, at + 16)
+-- which leases still hold (one ZMSCORE, one ZREM for the batch); a lease settled twice counts once
+local members, valid, seen, dup = {}, {}, {}, {}
+for at = 1, #blob, 42 do members[#members + 1] = string.sub(blob, at, at + 15) end
+for at = 1, #members, 1000 do
+  local last = math.min(#members, at + 999)
+  local scores = redis.call('ZMSCORE', K('leases'), unpack(members, at, last))
+  local gone = {}
+  for i = at, last do
+    local m = members[i]
+    if seen[m] then
+      dup[i] = true
+    elseif scores[i - at + 1] then
+      valid[i] = true
+      gone[#gone + 1] = m
+    end
+    seen[m] = true
+  end
+  if #gone > 0 then redis.call('ZREM', K('leases'), unpack(gone)) end
+end
+for i, m in ipairs(members) do
+  local hash, done, counted, defer = struct.unpack('>c16BBd', blob, (i - 1) * 42 + 17)
   local hid, id = lease_parse(m)
   local ok = 0
-  if redis.call('ZREM', K('leases'), m) == 1 then
+  if valid[i] then
     ok = 1
     if done == 1 then
       ix_put(id, hid, hash, true)
@@ -25,7 +43,7 @@ for at = 1, #blob, 42 do
     if defer >= 0 and now + defer > t then t = now + defer end
     if t > h.t then h.t = t end
     place(hid, h, now)
-  elseif in_queue(hid, id) then
+  elseif not dup[i] and in_queue(hid, id) then
     -- the lease expired and its URL went back to the queue; no one took it since: this outcome stands
     ok = 1
     local h = load_host(hid)
