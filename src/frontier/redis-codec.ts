@@ -1,4 +1,4 @@
-import type { NewUrl } from './frontier.js';
+import type { Lease, NewUrl } from './frontier.js';
 import { UrlState } from './url-state.js';
 
 /** Encodes adds as one string for the intake script (layout in redis/intake.lua). */
@@ -37,4 +37,21 @@ export function encodeSettle(token: string, done: boolean, counted: boolean, def
   b.writeUInt8(counted ? 1 : 0, 33);
   b.writeDoubleBE(deferMs ?? -1, 34);
   return b;
+}
+
+/** A lease as the claim script returns it (layout in redis/claim.lua). */
+export function decodeLease(b: Buffer): Lease {
+  const d = (k: number) => b.readDoubleBE(32 + 8 * k);
+  const hostLen = b.readUInt16BE(96);
+  const urlLen = b.readUInt32BE(98);
+  const anchorLen = b.readUInt32BE(102);
+  let o = 106;
+  const host = b.toString('utf8', o, (o += hostLen));
+  const url = b.toString('utf8', o, (o += urlLen));
+  const id = d(2);
+  const parent = d(7);
+  return {
+    token: b.toString('hex', 0, 32), expiresAt: d(0), hostId: d(1), host, id, url, depth: d(3), priority: d(4), life: d(5), seq: id,
+    hops: d(6), parentId: parent === 0 ? null : parent, anchor: anchorLen === 0xffffffff ? null : b.toString('utf8', o, o + anchorLen),
+  };
 }

@@ -90,7 +90,9 @@ export class RedisConnection {
       tls: a.tls ? {} : undefined,
       lazyConnect: true,
       connectTimeout: opts.connectTimeoutMs ?? 2000,
-      maxRetriesPerRequest: 2,
+      // a command waits through the reconnection attempts, then fails (E_REDIS); one sent but not
+      // answered when the connection broke is sent again (the scripts tolerate that: see settle.lua)
+      maxRetriesPerRequest: reconnectAttempts,
       enableAutoPipelining: false,
       retryStrategy: (times: number) => {
         if (this.closing) return null;

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { TopicrawlError } from '../errors.js';
 import type { Claim, Frontier, IntakeBatch, IntakeResult, KnownUrl, Lease, Settlement, UrlKey } from './frontier.js';
-import { encodeAdds, encodeSettle } from './redis-codec.js';
+import { decodeLease, encodeAdds, encodeSettle } from './redis-codec.js';
 import type { RedisConnection } from './redis-connection.js';
 import { UrlState } from './url-state.js';
 
@@ -131,15 +131,8 @@ export class RedisFrontier implements Frontier {
       case 'wait': return { kind: 'wait', until: num(b[2]) - serverNow + now };
     }
     const leases: Lease[] = [];
-    for (let i = 2; i < b.length; i += 12) {
-      const id = num(b[i + 4]);
-      const parent = num(b[i + 10]);
-      const anchor = String(b[i + 11]);
-      const lease: Lease = {
-        token: (b[i] as Buffer).toString('hex'), expiresAt: num(b[i + 1]), hostId: num(b[i + 2]), host: String(b[i + 3]), id,
-        url: String(b[i + 5]), depth: num(b[i + 6]), priority: num(b[i + 7]), life: num(b[i + 8]), seq: id, hops: num(b[i + 9]),
-        parentId: parent === 0 ? null : parent, anchor: anchor === '\0' ? null : anchor,
-      };
+    for (let i = 2; i < b.length; i++) {
+      const lease = decodeLease(b[i] as Buffer);
       this.mine.set(lease.token, lease);
       leases.push(lease);
     }

@@ -1,9 +1,11 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { TopicrawlError } from '../../src/errors.js';
 import type { Frontier, Lease, NewUrl } from '../../src/frontier/frontier.js';
 import { RedisConnection } from '../../src/frontier/redis-connection.js';
+import { RedisFrontier } from '../../src/frontier/redis-frontier.js';
 import { configDifference, registerCrawl } from '../../src/frontier/redis-crawl-config.js';
 import { redisCrawlStats } from '../../src/frontier/redis-crawl-stats.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
@@ -289,12 +291,7 @@ describe('RedisFrontier', () => {
   });
 
   it('says E_REDIS quickly, without a stack trace in its message, when nothing listens', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const conn = new RedisConnection(`redis://127.0.0.1:${port}/0`);
     const t0 = Date.now();
     const err = await errorOf(() => conn.connect());
@@ -308,3 +305,44 @@ describe('RedisFrontier', () => {
     expect(() => new RedisConnection('http://x')).toThrow(/redis:/);
   });
 });
+
+describe('RedisConnection when the server goes away', () => {
+  const hasServer = spawnSync('redis-server', ['--version']).status === 0;
+  it.skipIf(!hasServer)('waits through a short outage, and fails with E_REDIS after its bounded retries in a long one', async () => {
+    const port = await freePort();
+    const start = () => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    let server = start();
+    try {
+      const conn = new RedisConnection(`redis://127.0.0.1:${port}/0`, { connectAttempts: 20, reconnectAttempts: 3 });
+      onTestFinished(() => conn.close());
+      await conn.connect();
+      const f = await RedisFrontier.open(conn, { crawlId: 'gone', delayMs: 0, perHostConcurrency: 1 });
+      await f.intake({ adds: [entry('http://a.test/1')] });
+      // a restart within the retries: the call waits for the server (a new one, empty: no persistence)
+      server.kill('SIGKILL');
+      await new Promise((r) => server.once('exit', r));
+      setTimeout(() => (server = start()), 150);
+      expect(await f.size()).toBe(0);
+      await f.intake({ adds: [entry('http://a.test/1')] });
+      expect(await f.size()).toBe(1);
+      server.kill('SIGKILL');
+      await new Promise((r) => server.once('exit', r));
+      const t0 = Date.now();
+      const err = await errorOf(() => f.size());
+      expect(err.code).toBe('E_REDIS');
+      expect(err.message).toContain(`redis://127.0.0.1:${port}/0`);
+      expect(Date.now() - t0).toBeLessThan(5000);
+    } finally {
+      server.kill('SIGKILL');
+    }
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}

@@ -1,7 +1,8 @@
 -- Claim: ARGV[6] max URLs, ARGV[7] lease ms, ARGV[8] worker number.
--- Returns {'urls', now, <12 fields per lease>...} | {'wait', now, until} | {'budget', now} | {'empty', now}.
--- Lease fields: lease member .. URL hash (binary), expiry, host id, host, id, url, depth, priority,
--- life, hops, parent id (0 none), anchor ('\0' none).
+-- Returns {'urls', now, <one string per lease>...} | {'wait', now, until} | {'budget', now} | {'empty', now}.
+-- A lease: its member (16 bytes), the URL hash (16), expiry, host id, id, depth, priority, life,
+-- hops, parent id (0 none) as big-endian doubles, lengths of host, url, anchor (2, 4, 4 bytes;
+-- anchor 0xFFFFFFFF: none), then host, url and anchor.
 local now = now_ms()
 local max, leaseMs, wno = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 redis.call('HSET', K('workers'), wno, now)
@@ -29,7 +30,6 @@ local out = { 'urls', now }
 local n = 0
 local cno = redis.call('INCR', K('cno')) % TWO32
 local exp = now + leaseMs
-local rexp = rnum(exp)
 local leaseArgs = {}
 local want = max
 if MAXPAGES > 0 then want = math.min(want, MAXPAGES - pages) end
@@ -57,19 +57,9 @@ for i = 1, #tops, 2 do
       local m = lease_member(hid, id, wno, cno)
       leaseArgs[#leaseArgs + 1] = exp
       leaseArgs[#leaseArgs + 1] = m
-      local o = #out
-      out[o + 1] = m .. hash
-      out[o + 2] = rexp
-      out[o + 3] = hid
-      out[o + 4] = h.n
-      out[o + 5] = id
-      out[o + 6] = url_of(r, h.n)
-      out[o + 7] = rnum(r[3])
-      out[o + 8] = rnum(r[5])
-      out[o + 9] = rnum(r[4])
-      out[o + 10] = rnum(r[6])
-      out[o + 11] = rnum(r[7])
-      out[o + 12] = r[8] or '\0'
+      local url, anchor = url_of(r, h.n), r[8]
+      out[#out + 1] = m .. hash .. struct.pack('>ddddddddI2I4I4', exp, hid, id, r[3], r[5], r[4], r[6], r[7],
+        #h.n, #url, anchor and #anchor or 4294967295) .. h.n .. url .. (anchor or '')
     end
     h.f, h.p, h.dirty = h.f + k, h.p + k, true
     if now + h.d > h.t then h.t = now + h.d end

@@ -7,8 +7,8 @@
 --             record: it is leased when it is not in q:<hid>, done when its ix entry says so.
 --   q:<hid>   zset of the host's queued URLs: score -priority, member the id as 6 bytes big-endian,
 --             so equal scores order by id = discovery sequence (first in, first out).
---   ix:<id/128> hash: id % 128 -> 4-byte host id .. 16-byte URL hash (finds a URL by id), and a
---             17th byte '\2' once a lease of it was settled done (FETCHED).
+--   ix:<id/128> hash: id % 128 -> 4-byte host id .. 16-byte URL hash (finds a URL by id), then,
+--             once a lease of it was settled done (FETCHED), that lease's worker and claim numbers.
 --   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc10' then its name): t may be
 --             contacted from (server ms), f leases out, p pages counted, d delay (ms; -1: the
 --             crawl's), s suspended, w in `sleep`, whether it is in `ready`, its member there.
@@ -54,14 +54,15 @@ local function lease_parse(m)
   return hid, hi * TWO32 + lo, wno
 end
 
-local function ix_put(id, hid, hash, done)
-  redis.call('HSET', P .. 'ix:' .. math.floor(id / 128), id % 128, hidkey(hid) .. hash .. (done and '\2' or ''))
+-- `doneBy`: the worker and claim numbers (last 6 bytes of its lease member) of the lease settled done
+local function ix_put(id, hid, hash, doneBy)
+  redis.call('HSET', P .. 'ix:' .. math.floor(id / 128), id % 128, hidkey(hid) .. hash .. (doneBy or ''))
 end
--- host id, URL hash, done
+-- host id, URL hash, and the doneBy of a URL settled done (false if not)
 local function ix_get(id)
   local v = redis.call('HGET', P .. 'ix:' .. math.floor(id / 128), id % 128)
   if not v then return nil, nil, false end
-  return (struct.unpack('>I4', v)), string.sub(v, 5, 20), #v > 20
+  return (struct.unpack('>I4', v)), string.sub(v, 5, 20), #v > 20 and string.sub(v, 21)
 end
 
 -- a number for a reply: integers as they are, others as strings (Lua numbers become integer replies)

@@ -1,6 +1,7 @@
 -- Settle: ARGV[6] leases, 42 bytes each: lease member (16), URL hash (16), done (1) or requeue (0),
 -- counted (1 | 0), defer: ms from now the host must wait (double, < 0 none).
 -- Returns per lease 1, or 0 when the lease had expired and its URL was served again (nothing changed).
+-- Settling done twice (a resend) returns 1 again; a requeue sent twice returns 0 the second time.
 local now = now_ms()
 local blob = ARGV[6]
 local out = {}
@@ -31,7 +32,7 @@ for i, m in ipairs(members) do
   if valid[i] then
     ok = 1
     if done == 1 then
-      ix_put(id, hid, hash, true)
+      ix_put(id, hid, hash, string.sub(m, 11))
     else
       local r = rec_get(hid, hash)
       if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
@@ -50,11 +51,15 @@ for i, m in ipairs(members) do
     if done == 1 then
       redis.call('ZREM', K('q:' .. hid), idkey(id))
       queued = queued - 1
-      ix_put(id, hid, hash, true)
+      ix_put(id, hid, hash, string.sub(m, 11))
       if counted == 1 then h.p, pages, h.dirty = h.p + 1, pages + 1, true end
     end
     if defer >= 0 and now + defer > h.t then h.t, h.dirty = now + defer, true end
     place(hid, h, now)
+  elseif not dup[i] then
+    -- the same settle sent again (the client resends commands after a reconnection): it stands
+    local _, _, doneBy = ix_get(id)
+    if doneBy == string.sub(m, 11) then ok = 1 end
   end
   out[#out + 1] = ok
 end
