@@ -80,7 +80,7 @@ export class RedisConnection {
   private connected = false;
   private closing = false;
 
-  constructor(readonly url: string, private readonly opts: RedisConnectionOptions = {}) {
+  constructor(readonly url: string, opts: RedisConnectionOptions = {}) {
     this.address = parseRedisUrl(url);
     const connectAttempts = opts.connectAttempts ?? 3;
     const reconnectAttempts = opts.reconnectAttempts ?? 10;

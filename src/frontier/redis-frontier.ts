@@ -62,7 +62,7 @@ export class RedisFrontier implements Frontier {
   /** Settles waiting to be sent together (one script call for those made in one tick). */
   private pending: { entry: Buffer; token: string; resolve: (ok: boolean) => void; reject: (e: unknown) => void }[] = [];
 
-  private constructor(private readonly conn: RedisConnection, private readonly opts: RedisFrontierOptions) {
+  private constructor(private readonly conn: RedisConnection, opts: RedisFrontierOptions) {
     this.prefix = crawlPrefix(opts.crawlId);
     this.key = `${this.prefix}ready`;
     this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;

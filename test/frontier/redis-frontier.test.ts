@@ -1,12 +1,6 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { TopicrawlError } from '../../src/errors.js';
+import { describe, expect, it } from 'vitest';
 import type { Frontier, Lease, NewUrl } from '../../src/frontier/frontier.js';
-import { RedisConnection } from '../../src/frontier/redis-connection.js';
-import { RedisFrontier } from '../../src/frontier/redis-frontier.js';
-import { configDifference, registerCrawl } from '../../src/frontier/redis-crawl-config.js';
 import { redisCrawlStats } from '../../src/frontier/redis-crawl-stats.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
 import { UrlState } from '../../src/frontier/url-state.js';
@@ -22,17 +16,6 @@ function entry(url: string, priority = 0, extra: Partial<NewUrl> = {}): NewUrl {
 async function claimOne(f: Frontier, now = Date.now()): Promise<Lease | null> {
   const c = await f.claim(1, now);
   return c.kind === 'urls' ? c.leases[0] : null;
-}
-
-/** The TopicrawlError a promise rejects with (anything else fails the test). */
-async function errorOf(fn: () => Promise<unknown>): Promise<TopicrawlError> {
-  try {
-    await fn();
-  } catch (err) {
-    if (err instanceof TopicrawlError) return err;
-    throw err;
-  }
-  throw new Error('expected a TopicrawlError, nothing was thrown');
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -272,77 +255,4 @@ describe('RedisFrontier', () => {
     if (w.kind === 'wait') expect(w.until - Date.now()).toBeGreaterThan(300);
   });
 
-  it('refuses a worker that joins with another topic or configuration, naming the key', async () => {
-    const t = testCrawl();
-    const conn = await t.connect();
-    const cfg = { strategy: { name: 'best-first', max_life: 3 }, budget: { pages: 100 }, db: 'w1.db' };
-    expect(await registerCrawl(conn, t.crawlId, cfg, 'rust')).toBe('created');
-    expect(await registerCrawl(conn, t.crawlId, { ...cfg, db: 'w2.db' }, 'rust', ['db'])).toBe('joined');
-    const other = await errorOf(() => registerCrawl(conn, t.crawlId, cfg, 'go'));
-    expect(other).toBeInstanceOf(TopicrawlError);
-    expect(other.code).toBe('E_CONFIG');
-    expect(other.message).toMatch(/topic 'rust', not 'go'/);
-    const strat = await errorOf(() => registerCrawl(conn, t.crawlId, { ...cfg, strategy: { name: 'fish', max_life: 3 } }, 'rust', ['db']));
-    expect(strat.code).toBe('E_CONFIG');
-    expect(strat.details.key).toBe('strategy.name');
-    expect(strat.message).toContain("'strategy.name' differs");
-    expect(configDifference({ a: [1, 2], b: 1 }, { b: 1, a: [1, 3] })).toBe('a[1]');
-    expect(configDifference({ a: 1 }, { a: 1, b: undefined })).toBeNull();
-  });
-
-  it('says E_REDIS quickly, without a stack trace in its message, when nothing listens', async () => {
-    const port = await freePort();
-    const conn = new RedisConnection(`redis://127.0.0.1:${port}/0`);
-    const t0 = Date.now();
-    const err = await errorOf(() => conn.connect());
-    expect(Date.now() - t0).toBeLessThan(3000);
-    expect(err).toBeInstanceOf(TopicrawlError);
-    expect(err.code).toBe('E_REDIS');
-    expect(err.message).toContain(`redis://127.0.0.1:${port}/0`);
-    expect(err.message).toMatch(/ECONNREFUSED/);
-    expect(err.message).not.toMatch(/\n\s+at /);
-    await conn.close();
-    expect(() => new RedisConnection('http://x')).toThrow(/redis:/);
-  });
 });
-
-describe('RedisConnection when the server goes away', () => {
-  const hasServer = spawnSync('redis-server', ['--version']).status === 0;
-  it.skipIf(!hasServer)('waits through a short outage, and fails with E_REDIS after its bounded retries in a long one', async () => {
-    const port = await freePort();
-    const start = () => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    let server = start();
-    try {
-      const conn = new RedisConnection(`redis://127.0.0.1:${port}/0`, { connectAttempts: 20, reconnectAttempts: 3 });
-      onTestFinished(() => conn.close());
-      await conn.connect();
-      const f = await RedisFrontier.open(conn, { crawlId: 'gone', delayMs: 0, perHostConcurrency: 1 });
-      await f.intake({ adds: [entry('http://a.test/1')] });
-      // a restart within the retries: the call waits for the server (a new one, empty: no persistence)
-      server.kill('SIGKILL');
-      await new Promise((r) => server.once('exit', r));
-      setTimeout(() => (server = start()), 150);
-      expect(await f.size()).toBe(0);
-      await f.intake({ adds: [entry('http://a.test/1')] });
-      expect(await f.size()).toBe(1);
-      server.kill('SIGKILL');
-      await new Promise((r) => server.once('exit', r));
-      const t0 = Date.now();
-      const err = await errorOf(() => f.size());
-      expect(err.code).toBe('E_REDIS');
-      expect(err.message).toContain(`redis://127.0.0.1:${port}/0`);
-      expect(Date.now() - t0).toBeLessThan(5000);
-    } finally {
-      server.kill('SIGKILL');
-    }
-  });
-});
-
-async function freePort(): Promise<number> {
-  return new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
