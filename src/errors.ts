@@ -5,8 +5,9 @@
  *
  * - Page-level failures (network, HTTP, parse) are *outcomes*: they are recorded in the store and
  *   never stop a crawl.
- * - Only configuration errors (`E_CONFIG*`, `E_USAGE`), a broken store (`E_STORE`) and a crawl file
- *   that another process writes (`E_IN_USE`) are fatal.
+ * - Only configuration errors (`E_CONFIG*`, `E_USAGE`), a broken store (`E_STORE`), a crawl file
+ *   that another process writes (`E_IN_USE`) and a shared frontier that cannot be reached (`E_REDIS`,
+ *   after its retries) are fatal.
  */
 export const ErrorCodes = {
   // fatal, user-facing
@@ -19,6 +20,7 @@ export const ErrorCodes = {
   E_STORE: 'the store (SQLite file) is broken or unusable',
   E_IN_USE: 'the crawl file is in use by another crawl or recrawl',
   E_INTERRUPTED: 'stopped by Ctrl-C before it had a result (tune)',
+  E_REDIS: 'the shared frontier (Redis) cannot be reached or went away',
   // page outcomes (recorded, never fatal)
   E_INVALID_URL: 'URL is invalid or has an unsupported scheme',
   E_DNS: 'host name could not be resolved',
@@ -61,7 +63,7 @@ export class TopicrawlError extends Error {
 }
 
 export function isFatalCode(code: ErrorCode): boolean {
-  return code === 'E_USAGE' || code.startsWith('E_CONFIG') || code.startsWith('E_TOPIC') || code === 'E_CORPUS' || code === 'E_STORE' || code === 'E_IN_USE';
+  return code === 'E_USAGE' || code.startsWith('E_CONFIG') || code.startsWith('E_TOPIC') || code === 'E_CORPUS' || code === 'E_STORE' || code === 'E_IN_USE' || code === 'E_REDIS';
 }
 
 /** Turns anything thrown into a {code, message} outcome suitable for recording. */

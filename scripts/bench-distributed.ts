@@ -1,0 +1,136 @@
+/**
+ * Distributed crawl benchmark, frontier alone (issue 13): the shared Redis frontier on a loopback
+ * server, no fetching.
+ *
+ *   npx tsx scripts/bench-distributed.ts [--urls 1000000] [--hosts 10000] [--batch 10000]
+ *                                        [--claim-batch 256] [--redis redis://127.0.0.1:6379/0]
+ *
+ * Phases, each timed on its own:
+ * 1. adds: URLs `http://h<k>.bench.test/p/<i>.html`, host k uniform in [0, H) from a fixed PRNG,
+ *    priorities in [0, 1] with three decimals (many ties: FIFO), hashed with urlHash (generation and
+ *    hashing are not timed); `intake({adds})` per `--batch` URLs. Redis memory per queued URL:
+ *    `INFO memory` used_memory after the adds minus before, divided by the URLs.
+ * 2. claims, 1 client: half the URLs, `claim(--claim-batch)` then every lease settled `done` (settles
+ *    sent together, as a worker's pages end), delay 0, one lease per host at a time.
+ * 3. claims, 4 clients (4 connections in this process, each its own RedisFrontier): the other half.
+ * The crawl's keys are deleted at the end. Prints one JSON object with the command.
+ */
+import { parseArgs } from 'node:util';
+import type { NewUrl } from '../src/frontier/frontier.js';
+import { RedisConnection } from '../src/frontier/redis-connection.js';
+import { crawlPrefix, RedisFrontier } from '../src/frontier/redis-frontier.js';
+import { urlHash } from '../src/url/url-hash.js';
+
+const { values: a } = parseArgs({
+  options: {
+    urls: { type: 'string', default: '1000000' },
+    hosts: { type: 'string', default: '10000' },
+    batch: { type: 'string', default: '10000' },
+    'claim-batch': { type: 'string', default: '256' },
+    redis: { type: 'string', default: process.env.TOPICRAWL_REDIS_URL ?? 'redis://127.0.0.1:6379/0' },
+  },
+});
+const N = Number(a.urls);
+const H = Number(a.hosts);
+const BATCH = Number(a.batch);
+const CLAIM = Number(a['claim-batch']);
+const crawlId = `bench-${process.pid}-${Date.now()}`;
+const perSec = (n: number, ms: number) => Math.round(n / (ms / 1000));
+
+/** mulberry32: a small deterministic PRNG. */
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rand = prng(1);
+function makeUrl(i: number): NewUrl {
+  const host = `h${Math.floor(H * rand())}.bench.test`;
+  const url = `http://${host}/p/${i}.html`;
+  return { hash: urlHash(url), url, host, depth: i % 7, priority: Math.round(rand() * 1000) / 1000, life: 3, parentId: null, anchor: null };
+}
+
+async function usedMemory(conn: RedisConnection): Promise<number> {
+  const info = await conn.client.info('memory');
+  return Number(/used_memory:(\d+)/.exec(info)![1]);
+}
+
+/** Claims and settles until `target` URLs went through, with `clients` frontiers at once. */
+async function drain(frontiers: RedisFrontier[], target: number): Promise<{ claimed: number; ms: number; claims: number }> {
+  let claimed = 0;
+  let claims = 0;
+  const t0 = performance.now();
+  await Promise.all(frontiers.map(async (f) => {
+    while (claimed < target) {
+      const c = await f.claim(Math.min(CLAIM, target - claimed), Date.now());
+      claims++;
+      if (c.kind !== 'urls') {
+        if (c.kind === 'wait') await new Promise((r) => setTimeout(r, 1));
+        else break;
+        continue;
+      }
+      claimed += c.leases.length;
+      const now = Date.now();
+      await Promise.all(c.leases.map((l) => f.settle(l, { state: 'done' }, now)));
+    }
+  }));
+  return { claimed, ms: performance.now() - t0, claims };
+}
+
+const conns: RedisConnection[] = [];
+const connect = async () => {
+  const c = await new RedisConnection(a.redis!).connect();
+  conns.push(c);
+  return c;
+};
+const out: Record<string, unknown> = {
+  command: `npx tsx scripts/bench-distributed.ts ${process.argv.slice(2).join(' ')}`.trim(),
+  urls: N, hosts: H, batch: BATCH, claim_batch: CLAIM, redis: a.redis,
+};
+const main = await connect();
+try {
+  const info = await main.client.info('server');
+  out.redis_version = /redis_version:(\S+)/.exec(info)?.[1];
+  const cfg = await main.client.config('GET', '*-max-listpack-*');
+  out.redis_listpack_config = Object.fromEntries((cfg as string[]).flatMap((v, i, arr) => (i % 2 === 0 ? [[v, arr[i + 1]]] : [])));
+  const opts = { crawlId, delayMs: 0, perHostConcurrency: 1 };
+  const f1 = await RedisFrontier.open(main, opts);
+  const mem0 = await usedMemory(main);
+  let addMs = 0;
+  for (let i = 0; i < N; i += BATCH) {
+    const batch: NewUrl[] = [];
+    for (let j = i; j < Math.min(N, i + BATCH); j++) batch.push(makeUrl(j));
+    const t = performance.now();
+    await f1.intake({ adds: batch });
+    addMs += performance.now() - t;
+  }
+  const mem1 = await usedMemory(main);
+  const queued = await f1.size();
+  out.adds = { urls: N, queued, ms: Math.round(addMs), per_sec: perSec(N, addMs) };
+  out.memory = { used_memory_delta_mb: +((mem1 - mem0) / 2 ** 20).toFixed(1), bytes_per_queued_url: Math.round((mem1 - mem0) / queued) };
+  process.stderr.write(`adds ${JSON.stringify(out.adds)} memory ${JSON.stringify(out.memory)}\n`);
+
+  const one = await drain([f1], Math.floor(N / 2));
+  out.claims_1_client = { claimed: one.claimed, claim_calls: one.claims, ms: Math.round(one.ms), per_sec: perSec(one.claimed, one.ms) };
+  process.stderr.write(`claims, 1 client ${JSON.stringify(out.claims_1_client)}\n`);
+  const four = await Promise.all([0, 1, 2, 3].map(async (k) => RedisFrontier.open(await connect(), { ...opts, workerId: `bench-${k}` })));
+  const rest = await drain(four, N - one.claimed);
+  out.claims_4_clients = { claimed: rest.claimed, claim_calls: rest.claims, ms: Math.round(rest.ms), per_sec: perSec(rest.claimed, rest.ms) };
+  out.left_queued = await f1.size();
+  for (const f of [f1, ...four]) await f.close();
+} finally {
+  // delete the crawl's keys
+  let cursor = '0';
+  do {
+    const [next, keys] = await main.client.scan(cursor, 'MATCH', `${crawlPrefix(crawlId)}*`, 'COUNT', 10000);
+    cursor = next;
+    if (keys.length > 0) await main.client.unlink(...keys);
+  } while (cursor !== '0');
+  for (const c of conns) await c.close();
+}
+console.log(JSON.stringify(out, null, 2));

@@ -1,0 +1,208 @@
+import { hostname } from 'node:os';
+import { TopicrawlError } from '../errors.js';
+import type { Claim, Frontier, IntakeBatch, IntakeResult, KnownUrl, Lease, Settlement, UrlKey } from './frontier.js';
+import { decodeLease, encodeAdds, encodeSettle } from './redis-codec.js';
+import type { RedisConnection } from './redis-connection.js';
+import { UrlState } from './url-state.js';
+
+/** How a {@link RedisFrontier} schedules; every worker of one crawl must use the same (see registerCrawl). */
+export interface RedisFrontierOptions {
+  /** The crawl's name: its keys are `tc:{<crawlId>}:…`. Letters, digits, `.`, `_`, `-`. */
+  crawlId: string;
+  /** Default politeness delay between two requests to one host (ms). */
+  delayMs: number;
+  /** Leases out per host at once. */
+  perHostConcurrency: number;
+  /** Pages in all (0 or absent: no limit). */
+  maxPages?: number;
+  /** Pages per host (0 or absent: no limit). */
+  maxPagesPerHost?: number;
+  /** How long a lease holds (ms, default 60,000): a worker that died loses its URLs after this. */
+  leaseMs?: number;
+  /** This client's name in the worker registry (default host name:pid:random). */
+  workerId?: string;
+}
+
+/** Adds per intake script call: one call keeps the server busy for ~100 ms at most (other workers wait meanwhile). */
+const INTAKE_CHUNK = 4096;
+/** Pairs per known() script call. */
+const KNOWN_CHUNK = 4096;
+
+/** The key prefix of a crawl: the braces are a Cluster hash tag, so all its keys share one slot. */
+export function crawlPrefix(crawlId: string): string {
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(crawlId)) {
+    throw new TopicrawlError('E_CONFIG', `--crawl-id ${JSON.stringify(crawlId)}: use 1 to 100 letters, digits, '.', '_' or '-'`, { key: 'crawl-id' });
+  }
+  return `tc:{${crawlId}}:`;
+}
+
+/**
+ * {@link Frontier} shared by many worker processes through one Redis server: every decision (seen
+ * once, order, politeness, leases, budgets) is taken by a Lua script running atomically on the
+ * server, with the server's clock (`TIME`). The key layout is described in `redis/common.lua`.
+ *
+ * Clocks: `Lease.expiresAt` is on the server's clock; `wait.until` is translated to the caller's
+ * clock (the `now` it passed), so `until - now` is how long to wait; `deferUntil` and
+ * {@link RedisFrontier.deferHost} are taken relative to the caller's clock (`now`, Date.now()).
+ *
+ * A URL's state on the frontier: QUEUED, IN_FLIGHT (leased), PRUNED/SKIPPED as added or changed,
+ * FETCHED once a lease was settled `done` (the store keeps the real outcome). Durability is the
+ * server's (no persistence: a restart loses the crawl; AOF everysec: at most a second).
+ */
+export class RedisFrontier implements Frontier {
+  readonly prefix: string;
+  readonly workerId: string;
+  private readonly key: string;
+  private readonly base: (string | number)[];
+  private readonly leaseMs: number;
+  private readonly mine = new Map<string, Lease>();
+  private closed = false;
+  /** This client's number in the worker registry (in its lease members). */
+  private workerNo = 0;
+  /** Settles waiting to be sent together (one script call for those made in one tick). */
+  private pending: { entry: Buffer; token: string; resolve: (ok: boolean) => void; reject: (e: unknown) => void }[] = [];
+
+  private constructor(private readonly conn: RedisConnection, opts: RedisFrontierOptions) {
+    this.prefix = crawlPrefix(opts.crawlId);
+    this.key = `${this.prefix}ready`;
+    this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+    this.leaseMs = opts.leaseMs ?? 60_000;
+    this.base = [this.prefix, opts.perHostConcurrency, opts.maxPagesPerHost ?? 0, opts.delayMs, opts.maxPages ?? 0];
+  }
+
+  /** Connects (E_REDIS if the server does not answer) and registers this client as a worker. */
+  static async open(conn: RedisConnection, opts: RedisFrontierOptions): Promise<RedisFrontier> {
+    const f = new RedisFrontier(conn, opts);
+    await conn.connect();
+    f.workerNo = Number(await conn.run('registering the worker', (c) => c.tcHosts(f.key, ...f.base, 'worker', f.workerId)));
+    const info = JSON.stringify({ host: hostname(), pid: process.pid, startedAt: Date.now() });
+    await conn.run('registering the worker', (c) => c.hset(`${f.prefix}winfo`, f.workerId, info));
+    return f;
+  }
+
+  async known(urls: readonly UrlKey[]): Promise<Map<string, KnownUrl>> {
+    const out = new Map<string, KnownUrl>();
+    for (let i = 0; i < urls.length; i += KNOWN_CHUNK) {
+      const part = urls.slice(i, i + KNOWN_CHUNK);
+      const args: (string | Buffer)[] = [];
+      for (const u of part) args.push(u.host, u.hash);
+      const rows = (await this.conn.run('known', (c) => c.tcKnown(this.key, ...this.base, ...args))) as (0 | string[])[];
+      rows.forEach((r, j) => {
+        if (r === 0) return;
+        const [id, hostId, state, depth, priority, life, inlinks, inlinkScore] = r.map(Number);
+        out.set(part[j].hash.toString('hex'), { id, hostId, state: state as UrlState, depth, priority, life, inlinks, inlinkScore });
+      });
+    }
+    return out;
+  }
+
+  async intake(batch: IntakeBatch): Promise<IntakeResult> {
+    const adds = batch.adds ?? [];
+    const ids: number[] = [];
+    const existingAt: number[] = [];
+    let changes = batch.changes ?? [];
+    let updates = batch.updates ?? [];
+    // adds in chunks; the changes and updates ride with the last chunk
+    for (let i = 0; i < adds.length || changes.length > 0 || updates.length > 0; i += INTAKE_CHUNK) {
+      const part = adds.slice(i, i + INTAKE_CHUNK);
+      const last = i + INTAKE_CHUNK >= adds.length;
+      const ch = last ? changes : [];
+      const up = last ? updates : [];
+      const args: (string | number | Buffer)[] = [encodeAdds(part), ch.length, up.length];
+      for (const c of ch) args.push(c.id, c.hostId, opt(c.priority), opt(c.life), opt(c.state), opt(c.inlinks), opt(c.inlinkScore));
+      for (const u of up) args.push(u.id, u.priority);
+      const res = (await this.conn.run('intake', (c) => c.tcIntake(this.key, ...this.base, ...args))) as number[];
+      res.forEach((id, j) => {
+        if (id < 0) existingAt.push(i + j);
+        ids.push(Math.abs(id));
+      });
+      if (last) changes = updates = [];
+    }
+    return { ids, existing: existingAt.length, existingAt };
+  }
+
+  async claim(max: number, now: number): Promise<Claim> {
+    const b = (await this.conn.run('claim', (c) => c.tcClaimBuffer(this.key, ...this.base, Math.max(1, max), this.leaseMs, this.workerNo))) as (Buffer | number)[];
+    const kind = String(b[0]);
+    const serverNow = num(b[1]);
+    switch (kind) {
+      case 'budget': return { kind: 'budget' };
+      case 'empty': return { kind: 'empty' };
+      case 'wait': return { kind: 'wait', until: num(b[2]) - serverNow + now };
+    }
+    const leases: Lease[] = [];
+    for (let i = 2; i < b.length; i++) {
+      const lease = decodeLease(b[i] as Buffer);
+      this.mine.set(lease.token, lease);
+      leases.push(lease);
+    }
+    return { kind: 'urls', leases };
+  }
+
+  async settle(lease: Lease, how: Settlement, now: number): Promise<boolean> {
+    const defer = how.deferUntil === undefined ? null : Math.max(0, Math.ceil(how.deferUntil - now));
+    const entry = encodeSettle(lease.token, how.state === 'done', how.counted !== false, defer);
+    return new Promise<boolean>((resolve, reject) => {
+      if (this.pending.length === 0) queueMicrotask(() => void this.flushSettles());
+      this.pending.push({ entry, token: lease.token, resolve, reject });
+    });
+  }
+
+  /** Sends the settles made since the last flush in one script call. */
+  private async flushSettles(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      const res = (await this.conn.run('settle', (c) => c.tcSettle(this.key, ...this.base, Buffer.concat(batch.map((p) => p.entry))))) as number[];
+      batch.forEach((p, i) => {
+        this.mine.delete(p.token);
+        p.resolve(res[i] === 1);
+      });
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    }
+  }
+
+  async hostId(name: string): Promise<number> {
+    return Number(await this.conn.run('host id', (c) => c.tcHosts(this.key, ...this.base, 'id', name)));
+  }
+
+  async setHostDelay(hostId: number, delayMs: number): Promise<void> {
+    await this.conn.run('setting a host delay', (c) => c.tcHosts(this.key, ...this.base, 'delay', hostId, Math.max(0, Math.round(delayMs))));
+  }
+
+  async deferHost(hostId: number, until: number): Promise<void> {
+    const ms = Math.max(0, Math.ceil(until - Date.now()));
+    await this.conn.run('deferring a host', (c) => c.tcHosts(this.key, ...this.base, 'defer', hostId, ms));
+  }
+
+  async suspendHost(hostId: number): Promise<void> {
+    await this.conn.run('suspending a host', (c) => c.tcHosts(this.key, ...this.base, 'suspend', hostId));
+  }
+
+  async size(): Promise<number> {
+    return Number((await this.conn.run('size', (c) => c.get(`${this.prefix}queued`))) ?? 0);
+  }
+
+  leased(): number {
+    return this.mine.size;
+  }
+
+  /** Puts this client's unsettled leases back in their queues (not counted) and leaves the worker registry. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const now = Date.now();
+    for (const lease of [...this.mine.values()]) await this.settle(lease, { state: 'requeue', counted: false }, now);
+    await this.conn.run('leaving the worker registry', (c) => c.hdel(`${this.prefix}workers`, String(this.workerNo)));
+  }
+}
+
+/** A number of a binary reply: integer replies are numbers, others Buffers of their decimal form. */
+function num(x: Buffer | number): number {
+  return typeof x === 'number' ? x : Number(x.toString());
+}
+
+function opt(v: number | undefined): number | string {
+  return v === undefined ? '' : v;
+}

@@ -1,0 +1,154 @@
+-- Shared by every script of the Redis frontier (prepended to each). Keys (all under the crawl's
+-- prefix P = 'tc:{<crawlId>}:', so one Cluster slot):
+--   u:<hid>   hash: 16-byte URL hash -> cmsgpack record {id, state, depth, life, priority, hops,
+--             parentId (0: none), anchor (false: none), inlinks, inlinkScore, url, scheme}. The
+--             seen-set. `url` is the part after 'http://<host>' (scheme 1) or 'https://<host>'
+--             (scheme 2), or the whole URL (scheme 0). A URL handed out keeps state QUEUED in its
+--             record: it is leased when it is not in q:<hid>, done when its ix entry says so.
+--   q:<hid>   zset of the host's queued URLs: score -priority, member the id as 6 bytes big-endian,
+--             so equal scores order by id = discovery sequence (first in, first out).
+--   ix:<id/128> hash: id % 128 -> 4-byte host id .. 16-byte URL hash (finds a URL by id), then,
+--             once a lease of it was settled done (FETCHED), that lease's worker and claim numbers.
+--   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc10' then its name): t may be
+--             contacted from (server ms), f leases out, p pages counted, d delay (ms; -1: the
+--             crawl's), s suspended, w in `sleep`, whether it is in `ready`, its member there.
+--   hosts     hash name -> host id; hid, seq, cno, wno: counters (host, URL, claim, worker numbers).
+--   ready     zset of hosts that may be contacted: score -priority of their best URL, member
+--             6-byte id of that URL .. 4-byte host id (ties: the earlier URL first).
+--   sleep     zset of hosts with queued URLs waiting for their time: score t, member host id.
+--   leases    zset: member 4-byte host id, 6-byte URL id, 2-byte worker number, 4-byte claim number;
+--             score its expiry (server ms).
+--   queued, pages: counters; workers: hash worker number -> last claim (ms); wnames/wnos: numbers <-> names.
+-- ARGV[1] prefix, ARGV[2] per-host concurrency, ARGV[3] pages per host (0: no limit),
+-- ARGV[4] default delay (ms), ARGV[5] pages in all (0: no limit); the script's own from ARGV[6].
+local P = ARGV[1]
+local CONC = tonumber(ARGV[2])
+local MAXHOST = tonumber(ARGV[3])
+local DELAY = tonumber(ARGV[4])
+local MAXPAGES = tonumber(ARGV[5])
+local QUEUED, FETCHED = 0, 2
+local TWO32 = 4294967296
+
+local function K(s) return P .. s end
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function num(x) return string.format('%.17g', x) end
+
+local function idkey(id) return struct.pack('>I2I4', math.floor(id / TWO32), id % TWO32) end
+local function idof(m, at)
+  local hi, lo = struct.unpack('>I2I4', m, at or 1)
+  return hi * TWO32 + lo
+end
+local function hidkey(hid) return struct.pack('>I4', hid) end
+
+local function lease_member(hid, id, wno, cno)
+  return struct.pack('>I4I2I4I2I4', hid, math.floor(id / TWO32), id % TWO32, wno, cno)
+end
+-- host id, URL id, worker number of a lease member
+local function lease_parse(m)
+  local hid, hi, lo, wno = struct.unpack('>I4I2I4I2', m)
+  return hid, hi * TWO32 + lo, wno
+end
+
+-- `doneBy`: the worker and claim numbers (last 6 bytes of its lease member) of the lease settled done
+local function ix_put(id, hid, hash, doneBy)
+  redis.call('HSET', P .. 'ix:' .. math.floor(id / 128), id % 128, hidkey(hid) .. hash .. (doneBy or ''))
+end
+-- host id, URL hash, and the doneBy of a URL settled done (false if not)
+local function ix_get(id)
+  local v = redis.call('HGET', P .. 'ix:' .. math.floor(id / 128), id % 128)
+  if not v then return nil, nil, false end
+  return (struct.unpack('>I4', v)), string.sub(v, 5, 20), #v > 20 and string.sub(v, 21)
+end
+
+-- a number for a reply: integers as they are, others as strings (Lua numbers become integer replies)
+local function rnum(x)
+  if x == math.floor(x) and x > -9007199254740992 and x < 9007199254740992 then return x end
+  return string.format('%.17g', x)
+end
+
+-- the stored form of a URL of host `host`: suffix and scheme (see u:<hid>)
+local function url_pack(url, host)
+  local n = #host
+  if string.sub(url, 1, 7 + n) == 'http://' .. host then return string.sub(url, 8 + n), 1 end
+  if string.sub(url, 1, 8 + n) == 'https://' .. host then return string.sub(url, 9 + n), 2 end
+  return url, 0
+end
+local function url_of(r, host)
+  local s = r[12]
+  if s == 1 then return 'http://' .. host .. r[11] end
+  if s == 2 then return 'https://' .. host .. r[11] end
+  return r[11]
+end
+
+local function rec_get(hid, hash)
+  local v = redis.call('HGET', P .. 'u:' .. hid, hash)
+  if not v then return nil end
+  return cmsgpack.unpack(v)
+end
+local function rec_put(hid, hash, r) redis.call('HSET', P .. 'u:' .. hid, hash, cmsgpack.pack(r)) end
+local function in_queue(hid, id) return redis.call('ZSCORE', P .. 'q:' .. hid, idkey(id)) ~= false end
+
+local NO_MEMBER = string.rep('\0', 10)
+
+local function load_host(hid)
+  local v = redis.call('GET', P .. 'h:' .. hid)
+  local t, f, p, own, s, w, inr, r, at = struct.unpack('>di4i4i4BBBc10', v)
+  return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
+    r = inr == 1 and r or '', n = string.sub(v, at), dirty = false }
+end
+
+local function save_host(hid, h)
+  redis.call('SET', P .. 'h:' .. hid, struct.pack('>di4i4i4BBBc10', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
+    h.r ~= '' and 1 or 0, h.r ~= '' and h.r or NO_MEMBER) .. h.n)
+end
+
+local function host_id(name, cache)
+  local hid = cache and cache[name]
+  if hid then return hid end
+  hid = redis.call('HGET', P .. 'hosts', name)
+  if not hid then
+    hid = redis.call('INCR', P .. 'hid')
+    redis.call('HSET', P .. 'hosts', name, hid)
+    save_host(hid, { t = 0, f = 0, p = 0, d = DELAY, own = -1, s = false, w = false, r = '', n = name })
+  end
+  hid = tonumber(hid)
+  if cache then cache[name] = hid end
+  return hid
+end
+
+-- Puts a host where it belongs now: in `ready` with its best URL, in `sleep` until its time, or in
+-- neither (nothing queued, suspended, over its budget, as many leases out as it may have). Writes
+-- the host's f, p, t when `h.dirty`, and its place (`h.popped`: it was taken off `ready` already,
+-- its stored r is stale).
+local function place(hid, h, now)
+  local nr, sleeping, score = '', false, nil
+  if not h.s and h.f < CONC and (MAXHOST == 0 or h.p < MAXHOST) then
+    local best = redis.call('ZRANGE', P .. 'q:' .. hid, 0, 0, 'WITHSCORES')
+    if #best > 0 then
+      if h.t > now then sleeping = true else nr, score = best[1] .. hidkey(hid), best[2] end
+    end
+  end
+  -- (the score of an unchanged member is set again: its URL's priority may have changed)
+  if nr ~= '' then redis.call('ZADD', P .. 'ready', score, nr) end
+  if nr == h.r and sleeping == h.w and not (sleeping and h.dirty) and not h.popped then
+    if h.dirty then save_host(hid, h) end
+    return
+  end
+  if h.r ~= '' and h.r ~= nr then redis.call('ZREM', P .. 'ready', h.r) end
+  if sleeping then redis.call('ZADD', P .. 'sleep', h.t, hid)
+  elseif h.w then redis.call('ZREM', P .. 'sleep', hid) end
+  h.r, h.w, h.dirty, h.popped = nr, sleeping, false, false
+  save_host(hid, h)
+end
+
+local function sched(hid, now) place(hid, load_host(hid), now) end
+
+-- Queues a URL again (its record says QUEUED). Returns 1 if it was not in the queue.
+local function requeue(hid, r)
+  return redis.call('ZADD', P .. 'q:' .. hid, -r[5], idkey(r[1]))
+end

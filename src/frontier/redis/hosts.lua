@@ -1,0 +1,34 @@
+-- Hosts and workers: ARGV[6] operation, then its arguments.
+--   id <name>            -> the host's id (created if new)
+--   delay <hid> <ms>     -> sets the host's politeness delay
+--   defer <hid> <ms>     -> the host waits at least this long from now
+--   suspend <hid>        -> the host is handed out no more (its URLs stay queued)
+--   worker <name>        -> the worker's number (created if new)
+local op = ARGV[6]
+if op == 'id' then return host_id(ARGV[7]) end
+if op == 'worker' then
+  local wno = redis.call('HGET', K('wnos'), ARGV[7])
+  if wno then return tonumber(wno) end
+  wno = redis.call('INCR', K('wno')) % 65536
+  redis.call('HSET', K('wnos'), ARGV[7], wno)
+  redis.call('HSET', K('wnames'), wno, ARGV[7])
+  return wno
+end
+local hid = tonumber(ARGV[7])
+local h = load_host(hid)
+if op == 'delay' then
+  h.own = tonumber(ARGV[8])
+  save_host(hid, h)
+  return 1
+end
+local now = now_ms()
+if op == 'defer' then
+  local t = now + tonumber(ARGV[8])
+  if t > h.t then h.t, h.dirty = t, true end
+elseif op == 'suspend' then
+  h.s, h.dirty = true, true
+else
+  return redis.error_reply('ERR unknown host operation ' .. tostring(op))
+end
+place(hid, h, now)
+return 1

@@ -1,0 +1,258 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Frontier, Lease, NewUrl } from '../../src/frontier/frontier.js';
+import { redisCrawlStats } from '../../src/frontier/redis-crawl-stats.js';
+import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
+import { UrlState } from '../../src/frontier/url-state.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { urlHash } from '../../src/url/url-hash.js';
+import { expireLeases, testCrawl } from '../helpers/redis.js';
+import { tmpDir } from '../helpers/tmp.js';
+
+function entry(url: string, priority = 0, extra: Partial<NewUrl> = {}): NewUrl {
+  return { hash: urlHash(url), url, host: new URL(url).host, depth: 0, priority, life: 3, parentId: null, anchor: null, ...extra };
+}
+
+async function claimOne(f: Frontier, now = Date.now()): Promise<Lease | null> {
+  const c = await f.claim(1, now);
+  return c.kind === 'urls' ? c.leases[0] : null;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A small synthetic web: page n of 400 links to 3 pages on 7 hosts. */
+function links(url: string): string[] {
+  const n = Number(/p(\d+)$/.exec(url)![1]);
+  return [1, 2, 3].map((k) => (n * 3 + k * 7) % 400).map((m) => `http://h${m % 7}.test/p${m}`);
+}
+
+/**
+ * Crawls the synthetic web one URL at a time: SQLite frontier (next/release) and Redis frontier
+ * (claim/intake/settle) fed the same adds; `priorityOf(k)` gives the k-th new link its priority.
+ */
+async function orders(redis: Frontier, priorityOf: (k: number, depth: number) => number): Promise<[string[], string[]]> {
+  const store = new SqliteStore(join(tmpDir(), 'f.db'));
+  const sqlite = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+  const seeds = ['http://h0.test/p0', 'http://h3.test/p10'];
+  let k = 0;
+  const seedEntries = seeds.map((u) => entry(u, priorityOf(k++, 0)));
+  sqlite.add(seedEntries);
+  await redis.intake({ adds: seedEntries });
+  const a: string[] = [];
+  for (let i = 0; i < 300; i++) {
+    const n = sqlite.next(0);
+    if (n.kind !== 'url') break;
+    a.push(n.item.url);
+    const fresh = [...new Set(links(n.item.url))].filter((u) => sqlite.lookup([urlHash(u)]).size === 0);
+    sqlite.add(fresh.map((u) => entry(u, priorityOf(k++, n.item.depth + 1), { depth: n.item.depth + 1, parentId: n.item.id })));
+    sqlite.release(n.item, 0);
+  }
+  store.close();
+  k = seeds.length;
+  const b: string[] = [];
+  for (let i = 0; i < 300; i++) {
+    const l = await claimOne(redis);
+    if (!l) break;
+    b.push(l.url);
+    const cand = [...new Set(links(l.url))];
+    const known = await redis.known(cand.map((u) => ({ hash: urlHash(u), host: new URL(u).host })));
+    const fresh = cand.filter((u) => !known.has(urlHash(u).toString('hex')));
+    await redis.intake({ adds: fresh.map((u) => entry(u, priorityOf(k++, l.depth + 1), { depth: l.depth + 1, parentId: l.id })) });
+    expect(await redis.settle(l, { state: 'done' }, Date.now())).toBe(true);
+  }
+  return [a, b];
+}
+
+describe('RedisFrontier', () => {
+  it('hands out the same order as the SQLite frontier: breadth-first (all 0, FIFO) and depth-first (newest first)', async () => {
+    const bfs = await orders(await testCrawl('bfs').open(), () => 0);
+    expect(bfs[1].length).toBeGreaterThan(200);
+    expect(bfs[1]).toEqual(bfs[0]);
+    const dfs = await orders(await testCrawl('dfs').open(), (k) => k);
+    expect(dfs[1].length).toBeGreaterThan(200);
+    expect(dfs[1]).toEqual(dfs[0]);
+    const byDepth = await orders(await testCrawl('depth').open(), (_k, depth) => -depth);
+    expect(byDepth[1]).toEqual(byDepth[0]);
+  });
+
+  it('knows URLs once added, reports leased ones IN_FLIGHT and settled ones FETCHED, and counts queued ones', async () => {
+    const f = await testCrawl().open();
+    const r = await f.intake({ adds: [entry('http://a.test/1', 1, { anchor: 'one', parentId: 7, hops: 2 }), entry('http://a.test/p', 0, { state: UrlState.PRUNED }), entry('http://a.test/1', 1)] });
+    expect(r).toEqual({ ids: [1, 2, 1], existing: 1, existingAt: [2] });
+    expect(await f.size()).toBe(1);
+    const key = (u: string) => ({ hash: urlHash(u), host: new URL(u).host });
+    let known = await f.known([key('http://a.test/1'), key('http://a.test/p'), key('http://a.test/none'), key('http://b.test/1')]);
+    expect([...known.values()].map((k) => k.state)).toEqual([UrlState.QUEUED, UrlState.PRUNED]);
+    const l = (await claimOne(f))!;
+    expect(l).toMatchObject({ id: 1, url: 'http://a.test/1', host: 'a.test', anchor: 'one', parentId: 7, hops: 2, priority: 1, life: 3, seq: 1 });
+    expect(f.leased()).toBe(1);
+    known = await f.known([key('http://a.test/1')]);
+    expect(known.get(urlHash('http://a.test/1').toString('hex'))?.state).toBe(UrlState.IN_FLIGHT);
+    expect(await f.settle(l, { state: 'done' }, Date.now())).toBe(true);
+    expect(f.leased()).toBe(0);
+    known = await f.known([key('http://a.test/1')]);
+    expect(known.get(urlHash('http://a.test/1').toString('hex'))?.state).toBe(UrlState.FETCHED);
+    expect(await f.claim(5, Date.now())).toEqual({ kind: 'empty' });
+  });
+
+  it('revives a pruned URL, re-prioritises queued ones only, and requeues a settled retry', async () => {
+    const f = await testCrawl().open();
+    const { ids } = await f.intake({ adds: [entry('http://a.test/1', 1), entry('http://a.test/2', 2), entry('http://a.test/p', 0, { state: UrlState.PRUNED })] });
+    await f.intake({ changes: [{ id: ids[2], hostId: 1, state: UrlState.QUEUED, priority: 5, life: 1 }], updates: [{ id: ids[0], priority: 3 }] });
+    expect(await f.size()).toBe(3);
+    const got: string[] = [];
+    for (let l = await claimOne(f); l; l = await claimOne(f)) {
+      got.push(l.url);
+      // the first one is retried once
+      const retry = got.length === 1;
+      expect(await f.settle(l, { state: retry ? 'requeue' : 'done', counted: !retry }, Date.now())).toBe(true);
+    }
+    expect(got).toEqual(['http://a.test/p', 'http://a.test/p', 'http://a.test/1', 'http://a.test/2']);
+  });
+
+  it('keeps a host to its delay on the server clock, whoever claims', async () => {
+    const t = testCrawl();
+    const f1 = await t.open({ delayMs: 300 });
+    const f2 = await t.open({ delayMs: 300 });
+    await f1.intake({ adds: [entry('http://a.test/1', 2), entry('http://a.test/2', 2), entry('http://b.test/1', 1)] });
+    const c = await f1.claim(10, Date.now());
+    expect(c.kind === 'urls' && c.leases.map((l) => l.url)).toEqual(['http://a.test/1', 'http://b.test/1']);
+    if (c.kind !== 'urls') return;
+    await f1.settle(c.leases[1], { state: 'done' }, Date.now());
+    const settledAt = Date.now();
+    await f1.settle(c.leases[0], { state: 'done' }, settledAt);
+    const w = await f2.claim(1, Date.now());
+    expect(w.kind).toBe('wait');
+    if (w.kind === 'wait') expect(w.until - Date.now()).toBeGreaterThan(200);
+    let next: Lease | null = null;
+    while (!next) {
+      next = await claimOne(f2);
+      if (!next) await sleep(20);
+    }
+    expect(next.url).toBe('http://a.test/2');
+    expect(Date.now() - settledAt).toBeGreaterThanOrEqual(300);
+    // a defer (Retry-After) keeps it longer than its delay
+    await f2.settle(next, { state: 'done', deferUntil: Date.now() + 2000 }, Date.now());
+    await f2.intake({ adds: [entry('http://a.test/3')] });
+    await sleep(400);
+    const later = await f1.claim(1, Date.now());
+    expect(later.kind).toBe('wait');
+  });
+
+  it('serves a URL again when its lease expired, and refuses the late settle of the first holder', async () => {
+    const t = testCrawl();
+    const f1 = await t.open({ leaseMs: 150 });
+    const f2 = await t.open({ leaseMs: 150 });
+    await f1.intake({ adds: [entry('http://a.test/1'), entry('http://b.test/1')] });
+    const first = (await claimOne(f1))!;
+    expect(first.expiresAt).toBeGreaterThan(0);
+    const other = (await claimOne(f1))!;
+    expect(other.url).toBe('http://b.test/1');
+    expect(await claimOne(f2)).toBeNull(); // both hosts leased
+    await sleep(200);
+    const again = (await claimOne(f2))!;
+    expect(again.url).toBe(first.url);
+    expect(again.token).not.toBe(first.token);
+    expect(await f1.settle(first, { state: 'done' }, Date.now())).toBe(false);
+    expect(await f2.settle(again, { state: 'done' }, Date.now())).toBe(true);
+    // b.test's lease expired too and went back to the queue; no one took it since: its late settle stands
+    expect(await f1.settle(other, { state: 'done' }, Date.now())).toBe(true);
+    expect(await f2.claim(5, Date.now())).toEqual({ kind: 'empty' });
+    const stats = await redisCrawlStats(await t.connect(), t.crawlId);
+    expect(stats).toMatchObject({ queued: 0, leased: 0, budgetUsed: 2, hosts: 2, known: 2 });
+  });
+
+  it('releases the leases of a client that closes, and of one that died (test hook: expired now)', async () => {
+    const t = testCrawl();
+    const conn = await t.connect();
+    const f1 = await t.open();
+    const f2 = await t.open();
+    await f1.intake({ adds: [entry('http://a.test/1'), entry('http://b.test/1'), entry('http://c.test/1')] });
+    const c = await f1.claim(2, Date.now());
+    expect(c.kind === 'urls' && c.leases.length).toBe(2);
+    expect((await redisCrawlStats(conn, t.crawlId)).workers.find((w) => w.leased === 2)).toBeTruthy();
+    await f1.close();
+    expect(await f2.size()).toBe(3);
+    const d = await f2.claim(3, Date.now());
+    expect(d.kind === 'urls' && d.leases.length).toBe(3);
+    expect(await expireLeases(conn, t.crawlId)).toBe(3);
+    const e = await f2.claim(3, Date.now());
+    expect(e.kind === 'urls' && e.leases.map((l) => l.url).sort()).toEqual(['http://a.test/1', 'http://b.test/1', 'http://c.test/1']);
+  });
+
+  it('queues a URL once when two clients add the same URLs at once', async () => {
+    const t = testCrawl();
+    const f1 = await t.open();
+    const f2 = await t.open();
+    const urls = Array.from({ length: 3000 }, (_, i) => entry(`http://h${i % 13}.test/p${i}`, i % 5));
+    const [r1, r2] = await Promise.all([f1.intake({ adds: urls }), f2.intake({ adds: [...urls].reverse() })]);
+    expect(r1.existing + r2.existing).toBe(3000);
+    expect(r1.ids).toEqual([...r2.ids].reverse());
+    expect(new Set(r1.ids).size).toBe(3000);
+    expect(await f1.size()).toBe(3000);
+    const seen = new Set<number>();
+    for (;;) {
+      const c = await f2.claim(50, Date.now());
+      if (c.kind !== 'urls') break;
+      for (const l of c.leases) {
+        expect(seen.has(l.id)).toBe(false);
+        seen.add(l.id);
+      }
+      await Promise.all(c.leases.map((l) => f2.settle(l, { state: 'done' }, Date.now())));
+    }
+    expect(seen.size).toBe(3000);
+  });
+
+  it('counts the budget across clients: pages in all and per host, a page not counted given back', async () => {
+    const t = testCrawl();
+    const f1 = await t.open({ maxPages: 10, maxPagesPerHost: 3 });
+    const f2 = await t.open({ maxPages: 10, maxPagesPerHost: 3 });
+    await f1.intake({ adds: Array.from({ length: 40 }, (_, i) => entry(`http://h${i % 5}.test/p${i}`)) });
+    let claimed = 0;
+    const perHost = new Map<string, number>();
+    for (let i = 0; ; i++) {
+      const f = i % 2 === 0 ? f1 : f2;
+      const c = await f.claim(3, Date.now());
+      if (c.kind === 'budget') break;
+      expect(c.kind).toBe('urls');
+      if (c.kind !== 'urls') break;
+      claimed += c.leases.length;
+      for (const l of c.leases) {
+        perHost.set(l.host, (perHost.get(l.host) ?? 0) + 1);
+        await f.settle(l, { state: 'done' }, Date.now());
+      }
+    }
+    expect(claimed).toBe(10);
+    expect(Math.max(...perHost.values())).toBeLessThanOrEqual(3);
+    expect(await f2.claim(1, Date.now())).toEqual({ kind: 'budget' });
+    // a page that does not count (robots.txt disallowed it) is given back: one more may be fetched
+    const t2 = testCrawl();
+    const g = await t2.open({ maxPages: 2 });
+    await g.intake({ adds: [entry('http://a.test/1'), entry('http://b.test/1'), entry('http://c.test/1')] });
+    const two = await g.claim(5, Date.now());
+    expect(two.kind === 'urls' && two.leases.length).toBe(2);
+    expect(await g.claim(5, Date.now())).toEqual({ kind: 'budget' });
+    if (two.kind === 'urls') await g.settle(two.leases[0], { state: 'done', counted: false }, Date.now());
+    const third = await g.claim(5, Date.now());
+    expect(third.kind === 'urls' && third.leases.map((l) => l.url)).toEqual(['http://c.test/1']);
+  });
+
+  it('suspends and defers hosts', async () => {
+    const f = await testCrawl().open();
+    await f.intake({ adds: [entry('http://a.test/1', 5), entry('http://b.test/1', 1)] });
+    await f.suspendHost(await f.hostId('a.test'));
+    const l = (await claimOne(f))!;
+    expect(l.url).toBe('http://b.test/1');
+    await f.settle(l, { state: 'done' }, Date.now());
+    expect(await f.claim(1, Date.now())).toEqual({ kind: 'empty' });
+    expect(await f.size()).toBe(1);
+    await f.intake({ adds: [entry('http://c.test/1')] });
+    const c = await f.hostId('c.test');
+    expect(await f.hostId('c.test')).toBe(c);
+    await f.deferHost(c, Date.now() + 500);
+    const w = await f.claim(1, Date.now());
+    expect(w.kind).toBe('wait');
+    if (w.kind === 'wait') expect(w.until - Date.now()).toBeGreaterThan(300);
+  });
+
+});
