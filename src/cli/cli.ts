@@ -86,12 +86,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         y
           .positional('topic', { type: 'string', demandOption: true, describe: 'topic file' })
           .options(commonCrawl)
-          .option('revisit', { type: 'boolean', describe: 'after the crawl, revisit the pages that are due (as topicrawl recrawl does)' }),
+          .option('revisit', { type: 'boolean', describe: 'after the crawl, revisit the pages that are due (as topicrawl recrawl does)' })
+          .options({
+            frontier: { type: 'string', describe: 'a shared frontier, redis://HOST:PORT/DB: join crawl --crawl-id as a worker (--db is its segment)' },
+            'crawl-id': { type: 'string', describe: 'the shared crawl every worker joins (with --frontier)' },
+            'lease-ms': { type: 'number', describe: 'how long a worker holds a URL before others may fetch it (default 60000)' },
+            workers: { type: 'number', describe: 'start N worker processes on this machine (with --frontier; --db is their folder)' },
+            'worker-ipc': { type: 'boolean', hidden: true },
+            'mapped-only': { type: 'boolean', hidden: true },
+          }),
       act(async (a) => {
         await runCrawl(
           {
             topic: a.topic, db: a.db, strategy: a.strategy, maxPages: a['max-pages'], set: a.set, resolve: a.resolve, corpus: a.corpus, fresh: a.fresh, json: a.json,
-            revisit: a.revisit,
+            revisit: a.revisit, frontier: a.frontier, crawlId: a['crawl-id'], leaseMs: a['lease-ms'], workers: a.workers, workerIpc: a['worker-ipc'],
+            mappedOnly: a['mapped-only'],
           },
           out,
           io.stderr,

@@ -12,6 +12,22 @@ import type { RecrawlSummary } from '../revisit/recrawl.js';
 import { fileNameFromTopic } from './default-paths.js';
 import { formatSummary } from './format.js';
 import { attachProgress, type ProgressStream } from './progress.js';
+import { openSharedBackend } from '../crawl/shared-backend.js';
+import type { ProgressSnapshot } from '../events.js';
+import type { WorkerMessage } from './crawl-workers.js';
+
+/** A worker of `--workers` sends its progress and warnings to its parent, which shows them for all. */
+function forwardProgress(crawler: Crawler): () => void {
+  const send = (m: WorkerMessage) => process.send?.(m);
+  const onProgress = (p: ProgressSnapshot) => send({ progress: p });
+  const onWarn = (w: { code: string; message: string; url?: string }) => send({ warn: w });
+  crawler.on('progress', onProgress);
+  crawler.on('warn', onWarn);
+  return () => {
+    crawler.off('progress', onProgress);
+    crawler.off('warn', onWarn);
+  };
+}
 
 export interface CrawlArgs extends ConfigFlags {
   topic: string;
@@ -22,6 +38,16 @@ export interface CrawlArgs extends ConfigFlags {
   fresh?: boolean;
   /** After the crawl, revisit the pages that are due (`topicrawl recrawl` on the same file). */
   revisit?: boolean;
+  /** A shared frontier (`redis://host:port/db`): this process is a worker of crawl `crawlId`, its --db a segment. */
+  frontier?: string;
+  crawlId?: string;
+  leaseMs?: number;
+  /** Start this many worker processes on this machine (with `frontier`); --db is then their folder. */
+  workers?: number;
+  /** Report progress to the parent process over IPC instead of a display (a worker of `--workers`). */
+  workerIpc?: boolean;
+  /** Reach only the hosts in --resolve (a worker of a corpus crawl). */
+  mappedOnly?: boolean;
 }
 
 /** Parses repeated `--resolve HOST=ADDR[:PORT]` flags. */
@@ -49,6 +75,12 @@ export interface CrawlRun {
  */
 export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void }, stderr: ProgressStream = process.stderr): Promise<CrawlRun> {
   const config = loadConfig(args.topic, { strategy: args.strategy, maxPages: args.maxPages, set: args.set });
+  if (args.frontier && !args.crawlId) throw new TopicrawlError('E_USAGE', '--frontier needs --crawl-id NAME: the name every worker of the crawl uses');
+  if (!args.frontier && (args.crawlId || args.workers || args.leaseMs !== undefined)) throw new TopicrawlError('E_USAGE', '--crawl-id, --workers and --lease-ms go with --frontier redis://HOST:PORT/DB');
+  if (args.frontier && args.revisit) throw new TopicrawlError('E_USAGE', '--revisit works on one crawl file, not on a shared crawl');
+  if (args.workers !== undefined && (!Number.isInteger(args.workers) || args.workers < 1)) throw new TopicrawlError('E_USAGE', `--workers ${args.workers}: give a whole number of processes, 1 or more`);
+  if (args.leaseMs !== undefined && !(args.leaseMs >= 1000)) throw new TopicrawlError('E_USAGE', `--lease-ms ${args.leaseMs}: give at least 1000 (ms)`);
+  if (args.workers) return (await import('./crawl-workers.js')).runCrawlWorkers(args, config, out, stderr);
   // --fresh: the crawler deletes the file once it holds its lock and knows it is a crawl file
   const dbPath = args.db ?? fileNameFromTopic(config.name, '.db', '--db');
   let corpus: Corpus | null = null;
@@ -70,10 +102,16 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   let stopping = false;
   try {
     // a corpus crawl stays on loopback: hosts outside the corpus (and --resolve) are not looked up
-    crawler = new Crawler({ config, dbPath, resolve, mappedOnly: Boolean(args.corpus), fresh: args.fresh });
+    const shared = args.frontier ? { frontier: args.frontier, crawlId: args.crawlId!, leaseMs: args.leaseMs, fresh: args.fresh } : null;
+    crawler = new Crawler({
+      config, dbPath, resolve, mappedOnly: Boolean(args.corpus) || Boolean(args.mappedOnly), fresh: args.fresh,
+      backend: shared ? (s) => openSharedBackend(config, dbPath, shared, s) : undefined,
+    });
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const stopProgress = args.json ? () => {} : attachProgress(crawler, { maxPages: config.limits.max_pages, tty: Boolean(stderr.isTTY), stream: stderr });
+    const stopProgress = args.workerIpc && process.send
+      ? forwardProgress(crawler)
+      : args.json ? () => {} : attachProgress(crawler, { maxPages: config.limits.max_pages, tty: Boolean(stderr.isTTY), stream: stderr });
     let summary: CrawlSummary;
     try {
       summary = await crawler.run();

@@ -1,6 +1,5 @@
 import cliProgress from 'cli-progress';
-import type { Crawler } from '../crawl/crawler.js';
-import type { ProgressSnapshot } from '../events.js';
+import type { CrawlEvents, ProgressSnapshot, TypedEmitter } from '../events.js';
 
 /** Where progress and messages go: stderr, or a capture of it; a live line only if `isTTY`. */
 export type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean };
@@ -9,7 +8,7 @@ export type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean };
  * Shows a crawl's progress on stderr: a live line on a terminal (cli-progress), or a plain log
  * line every `everyMs` otherwise. Returns a function that stops the display.
  */
-export function attachProgress(crawler: Crawler, opts: { maxPages: number; tty: boolean; everyMs?: number; stream?: ProgressStream }): () => void {
+export function attachProgress(crawler: TypedEmitter<CrawlEvents>, opts: { maxPages: number; tty: boolean; everyMs?: number; stream?: ProgressStream }): () => void {
   const stream = opts.stream ?? process.stderr;
   if (opts.tty) {
     const bar = new cliProgress.SingleBar(

@@ -10,7 +10,13 @@ import { UrlState } from '../frontier/url-state.js';
  * its own.
  */
 export class CrawlFileStore implements Store {
-  constructor(readonly file: SqliteStore, private readonly opts: { segment?: boolean } = {}) {}
+  private readonly hostIds = new Map<string, number>();
+
+  /**
+   * `segment`: a segment of a shared crawl; `hostId` then gives the frontier's id of a link target's
+   * host (asked once per host), as the segment writes the targets' rows with their hosts.
+   */
+  constructor(readonly file: SqliteStore, private readonly opts: { segment?: boolean; hostId?: (name: string) => Promise<number> } = {}) {}
 
   get path(): string {
     return this.file.path;
@@ -27,6 +33,14 @@ export class CrawlFileStore implements Store {
   }
 
   async recordPage(rec: PageRecord): Promise<number | null> {
+    if (this.opts.segment && this.opts.hostId) {
+      for (const l of rec.links) {
+        if (l.hostId !== undefined || !l.host) continue;
+        let id = this.hostIds.get(l.host);
+        if (id === undefined) this.hostIds.set(l.host, (id = await this.opts.hostId(l.host)));
+        l.hostId = id;
+      }
+    }
     return this.recordPageNow(rec);
   }
 

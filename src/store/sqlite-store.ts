@@ -194,9 +194,9 @@ export class SqliteStore implements SyncStore {
     this.ensureHost(u.host);
     st.url.run(u.id, u.hash, u.url, u.host.id, UrlState.QUEUED, u.depth, u.priority, u.life, u.id, u.parentId, u.anchor, u.hops, now);
     for (const l of rec.links) {
-      if (!l.url || !l.hash) continue;
+      if (!l.url || !l.hash || l.hostId === undefined) continue;
       if (l.hostId !== undefined && l.host) this.ensureHost({ id: l.hostId, name: l.host });
-      st.url.run(l.toId, l.hash, l.url, l.hostId ?? 0, UrlState.QUEUED, u.depth + 1, 0, 0, l.toId, u.id, l.anchor || null, 0, now);
+      st.url.run(l.toId, l.hash, l.url, l.hostId, UrlState.QUEUED, u.depth + 1, 0, 0, l.toId, u.id, l.anchor || null, 0, now);
     }
   }
 

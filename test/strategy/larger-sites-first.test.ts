@@ -78,7 +78,7 @@ describe('larger-sites-first: ordering', () => {
 
   it('counts a URL queued before a resume when a page links to it again, and ignores fetched ones', () => {
     const s = createLargerSitesFirst(strategyConfig());
-    const k = (id: number, state: number): KnownUrl => ({ id, hostId: 1, state, depth: 1, priority: 0, life: 3, inlinks: 1, inlinkScore: 0 });
+    const k = (id: number, state: number): KnownUrl => ({ id, hostId: 1, state: state as UrlState, depth: 1, priority: 0, life: 3, inlinks: 1, inlinkScore: 0 });
     const links = [link('http://a.test/old', k(7, UrlState.QUEUED)), link('http://a.test/done', k(8, UrlState.FETCHED))];
     const d = s.onPageFetched(page(1), links);
     s.onLinksStored!(page(1), links, [7, 8]);

@@ -12,13 +12,12 @@ import { createOpic, type OpicStrategy } from '../../src/strategy/opic.js';
 import { createStrategy } from '../../src/strategy/registry.js';
 import type { HistoryPage, LinkInfo, PageInfo, Strategy } from '../../src/strategy/strategy.js';
 import { buildConfig } from '../../src/topic/config.js';
+import { UrlState } from '../../src/frontier/url-state.js';
 import { strategyConfig } from '../helpers/strategy-config.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 const cfg = strategyConfig({ max_life: 3 });
-const QUEUED = 0;
-const IN_FLIGHT = 1;
-const FETCHED = 2;
+const { QUEUED, IN_FLIGHT, FETCHED } = UrlState;
 
 /**
  * A tiny stand-in for the frontier and link intake: nodes of a graph become URLs with ids in
@@ -28,7 +27,7 @@ const FETCHED = 2;
  */
 class Sim {
   readonly idOf = new Map<number, number>();
-  readonly state = new Map<number, number>(); // by id
+  readonly state = new Map<number, UrlState>(); // by id
   readonly priority = new Map<number, number>(); // by id, as the frontier holds it
   readonly seeds: { id: number; url: string }[] = [];
   readonly history: HistoryPage[] = [];
@@ -270,7 +269,7 @@ describe('opic through the real crawl loop', () => {
       const crawler = new Crawler({ config, dbPath, resolve: server.resolveMap(), mappedOnly: true, workers: 0 });
       const strat = crawler.strategyInstance as OpicStrategy;
       expect(strat.name).toBe(createStrategy('opic', cfg).name);
-      snapshot(strat);
+      crawler.on('start', () => snapshot(strat)); // the seed is queued when the run starts
       crawler.on('page', () => {
         snapshot(strat); // no expect() here: a throw in a listener becomes the page's recorded failure
         totals.push(strat.totalCash());

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { UrlState } from '../../src/frontier/url-state.js';
 import type { KnownUrl } from '../../src/frontier/frontier.js';
 import { openDatabase } from '../../src/store/sqlite-store.js';
 import { PageRankGraph } from '../../src/strategy/pagerank-graph.js';
@@ -136,7 +137,7 @@ class Driver {
       const links: LinkInfo[] = targets.map((t) => {
         const st = this.state.get(t);
         const known: KnownUrl | null =
-          st === undefined ? null : { id: t, hostId: 1, state: st, depth: 1, priority: this.priority.get(t)!, life: 3, inlinks: 1, inlinkScore: 0.5 };
+          st === undefined ? null : { id: t, hostId: 1, state: st as UrlState, depth: 1, priority: this.priority.get(t)!, life: 3, inlinks: 1, inlinkScore: 0.5 };
         return { url: `http://t.test/${t}`, host: 't.test', depth: 1, anchor: '', known, inlinks: 1, inlinkScore: 0.5 };
       });
       decisions = this.s.onPageFetched(page, links);

@@ -1,3 +1,4 @@
+import { UrlState } from '../../src/frontier/url-state.js';
 import { describe, expect, it } from 'vitest';
 import { createLocationMetric } from '../../src/strategy/location-metric.js';
 import { childLife } from '../../src/strategy/fish-life.js';
@@ -76,7 +77,7 @@ describe('strategies', () => {
     const s = createStrategy('best-first-fish', cfg);
     const [d] = s.onPageFetched(page({ life: 1, relevant: false }), [link('http://a.test/x')]);
     expect(d!.prune).toBe(true);
-    const known = { id: 5, hostId: 1, state: 0, depth: 1, priority: 0.2, life: 2, inlinks: 1, inlinkScore: 0.5 };
+    const known = { id: 5, hostId: 1, state: UrlState.QUEUED, depth: 1, priority: 0.2, life: 2, inlinks: 1, inlinkScore: 0.5 };
     const [k] = s.onPageFetched(page({ life: 1, relevant: false }), [link('http://a.test/x', { known })]);
     expect(k).toMatchObject({ life: 2 });
     expect(k!.prune).toBeFalsy();
@@ -96,7 +97,7 @@ describe('strategies', () => {
 
   it('breadth-first gives every new URL the same priority and leaves known ones alone', () => {
     const s = createStrategy('breadth-first', cfg);
-    const known = { id: 5, hostId: 1, state: 0, depth: 1, priority: 0, life: 3, inlinks: 1, inlinkScore: 0.5 };
+    const known = { id: 5, hostId: 1, state: UrlState.QUEUED, depth: 1, priority: 0, life: 3, inlinks: 1, inlinkScore: 0.5 };
     const d = s.onPageFetched(page(), [link('http://a.test/1'), link('http://a.test/2', { known })]);
     expect(d[0]!.priority).toBe(s.seed('http://x.test/').priority);
     expect(d[1]).toBeNull();

@@ -1,0 +1,126 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CrawlSummary } from '../crawl/crawler.js';
+import { TopicrawlError } from '../errors.js';
+import { TypedEmitter, type CrawlEvents, type ProgressSnapshot } from '../events.js';
+import { startCorpusServer, type CorpusServer } from '../eval/corpus-server.js';
+import type { Config } from '../topic/config.js';
+import type { CrawlArgs, CrawlRun } from './crawl-command.js';
+import { fileNameFromTopic } from './default-paths.js';
+import { formatSummary } from './format.js';
+import { attachProgress, type ProgressStream } from './progress.js';
+
+/** What a worker process sends its parent over IPC (see runCrawl's `workerIpc`). */
+export type WorkerMessage = { progress: ProgressSnapshot } | { warn: { code: string; message: string; url?: string } };
+
+const BIN = new URL('../../bin/topicrawl.js', import.meta.url).pathname;
+
+/**
+ * `crawl --frontier redis://… --workers N`: N worker processes on this machine join the shared
+ * crawl, each with its own segment file `<db>/worker-<i>.db`; one progress display for all (pages/s
+ * summed, frontier size from Redis). Ctrl-C stops every worker gracefully (their leases in flight
+ * are settled or released). A corpus (`--corpus`) is served once, by this process, for all of them.
+ */
+export async function runCrawlWorkers(args: CrawlArgs, config: Config, out: { log: (s: string) => void }, stderr: ProgressStream): Promise<CrawlRun> {
+  const n = args.workers!;
+  const dir = args.db ?? fileNameFromTopic(config.name, '-segments', '--db');
+  mkdirSync(dir, { recursive: true });
+  let server: CorpusServer | null = null;
+  const resolve = [...(args.resolve ?? [])];
+  if (args.corpus) {
+    server = await startCorpusServer(args.corpus);
+    for (const [h, a] of Object.entries(server.resolveMap())) resolve.push(`${h}=${a}`);
+  }
+  const common = [
+    '--frontier', args.frontier!, '--crawl-id', args.crawlId!, '--json', '--worker-ipc',
+    ...(args.leaseMs !== undefined ? ['--lease-ms', String(args.leaseMs)] : []),
+    ...(args.strategy ? ['--strategy', args.strategy] : []),
+    ...(args.maxPages !== undefined ? ['--max-pages', String(args.maxPages)] : []),
+    ...(args.fresh ? ['--fresh'] : []),
+    ...(args.set ?? []).flatMap((s) => ['--set', s]),
+    ...resolve.flatMap((r) => ['--resolve', r]),
+    ...(args.corpus ? ['--mapped-only'] : []),
+  ];
+  const bus = new TypedEmitter<CrawlEvents>();
+  const latest = new Map<number, ProgressSnapshot>();
+  const stopProgress = args.json ? () => {} : attachProgress(bus, { maxPages: config.limits.max_pages, tty: Boolean(stderr.isTTY), stream: stderr });
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  const onSignal = () => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    stderr.write('\n[topicrawl] stopping every worker: letting requests in flight finish (Ctrl-C again to quit now)\n');
+    for (const c of children) c.kill('SIGINT');
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const runs = Array.from({ length: n }, (_, i) => {
+      const child = fork(BIN, ['crawl', args.topic, '--db', join(dir, `worker-${i + 1}.db`), ...common], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+      children.push(child);
+      child.on('message', (m: WorkerMessage) => {
+        if ('progress' in m) {
+          latest.set(i, m.progress);
+          bus.emit('progress', sumProgress([...latest.values()]));
+        } else bus.emit('warn', m.warn);
+      });
+      return collect(child, i + 1);
+    });
+    const results = await Promise.all(runs);
+    const failed = results.find((r) => r.code !== 0);
+    if (failed) throw new TopicrawlError(failed.code === 2 ? 'E_CONFIG' : 'E_INTERNAL', `worker ${failed.worker}: ${lastLine(failed.stderr) ?? `exited with code ${failed.code}`}`);
+    const summaries = results.map((r) => (JSON.parse(r.stdout) as CrawlSummary));
+    const summary = combine(summaries, dir);
+    stopProgress();
+    if (args.json) out.log(JSON.stringify({ ...summary, workers: summaries }, null, 2));
+    else {
+      out.log(formatSummary(summary, null));
+      summaries.forEach((s, i) => out.log(`  worker ${i + 1}           ${s.fetchedThisRun} pages in this run, ${s.pagesPerSec.toFixed(1)} pages/s (${s.db})`));
+    }
+    return { summary, truth: null };
+  } finally {
+    stopProgress();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await server?.close();
+  }
+}
+
+function collect(child: ChildProcess, worker: number): Promise<{ worker: number; code: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ worker, code, stdout, stderr })));
+}
+
+function lastLine(s: string): string | undefined {
+  return s.trim().split('\n').filter(Boolean).pop()?.replace(/^topicrawl: /, '');
+}
+
+/** The workers' progress as one: counts and rates summed, the frontier (shared) as the latest report of it. */
+export function sumProgress(xs: ProgressSnapshot[]): ProgressSnapshot {
+  const sum = (k: keyof ProgressSnapshot) => xs.reduce((s, x) => s + (x[k] as number), 0);
+  const fetched = sum('fetched');
+  const relevant = xs.reduce((s, x) => s + x.harvest * x.fetched, 0);
+  return {
+    ...xs[xs.length - 1], fetched, pagesPerSec: sum('pagesPerSec'), errors: sum('errors'), bytes: sum('bytes'),
+    harvest: fetched ? relevant / fetched : 0, frontier: Math.max(...xs.map((x) => x.frontier)),
+  };
+}
+
+/** One summary of the workers' summaries: their segments' totals summed (each page is in one segment). */
+export function combine(xs: CrawlSummary[], dir: string): CrawlSummary {
+  const sum = (k: keyof CrawlSummary) => xs.reduce((s, x) => s + (x[k] as number), 0);
+  const fetched = sum('fetched');
+  const relevant = sum('relevant');
+  const reason = xs.some((x) => x.reason === 'signal') ? 'signal' : xs.find((x) => x.reason !== 'done')?.reason ?? 'done';
+  return {
+    ...xs[0], reason, db: dir, fetched, fetchedThisRun: sum('fetchedThisRun'), relevant, harvest: fetched ? relevant / fetched : 0,
+    errors: sum('errors'), bytes: sum('bytes'), frontier: Math.min(...xs.map((x) => x.frontier)), pruned: sum('pruned'),
+    known: Math.max(...xs.map((x) => x.known)), elapsedMs: Math.max(...xs.map((x) => x.elapsedMs)), pagesPerSec: sum('pagesPerSec'),
+    suspendedHosts: [...new Set(xs.flatMap((x) => x.suspendedHosts))], unreachable: xs.every((x) => x.unreachable),
+  };
+}
