@@ -2,6 +2,7 @@ import { TopicrawlError } from '../errors.js';
 import { SqliteFrontier } from '../frontier/sqlite-frontier.js';
 import { fetchHistory, queuedUrls, seedUrls } from '../store/crawl-history.js';
 import { SqliteStore, storeError } from '../store/sqlite-store.js';
+import { hostFetchedCounts, maxPriority } from '../store/url-report.js';
 import { createStrategy } from '../strategy/registry.js';
 import type { Strategy } from '../strategy/strategy.js';
 import type { Config } from '../topic/config.js';
@@ -42,10 +43,10 @@ export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy,
     frontier = new SqliteFrontier(store.db, {
       delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency, concurrency: cfg.politeness.concurrency,
     });
-    const maxPriority = (store.db.prepare('SELECT MAX(priority) AS m FROM urls').get() as { m: number | null }).m;
-    if (maxPriority !== null) strategy.resume?.({ maxPriority, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db), queued: () => queuedUrls(store.db) });
+    const highest = maxPriority(store.db);
+    if (highest !== null) strategy.resume?.({ maxPriority: highest, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db), queued: () => queuedUrls(store.db) });
     const hostFetched = new Map<number, number>();
-    for (const r of store.db.prepare('SELECT id, fetched FROM hosts').all() as { id: number; fetched: number }[]) {
+    for (const r of hostFetchedCounts(store.db)) {
       hostFetched.set(r.id, r.fetched);
       if (r.fetched >= cfg.limits.max_pages_per_host) frontier.closeHost(r.id);
     }
