@@ -170,7 +170,10 @@ export function mergeSegments(paths: readonly string[]): Database.Database {
     const metas = paths.map((p, i) => {
       const src = openDatabase(p, { readonly: true });
       try {
+        // one read transaction: every table of a segment a live worker still writes from one snapshot
+        src.exec('BEGIN');
         stage(db, src);
+        src.exec('COMMIT');
       } finally {
         src.close();
       }

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runExplain } from '../../src/cli/explain-command.js';
@@ -226,6 +226,30 @@ describe('a crawl read from its segments', () => {
     } finally {
       again.close();
       before.close();
+    }
+  });
+
+  it('reads a segment a live worker is still writing (its WAL) without writing to it', () => {
+    const { files } = writeAll();
+    const live = openDatabase(files[1]); // the worker's connection, WAL mode
+    try {
+      live.prepare(
+        `INSERT INTO urls (id, hash, url, host_id, state, depth, priority, life, seq, discovered_at, fetch_seq, fetched_at, status)
+         VALUES (9, x'00', ?, 2, ${FETCHED}, 2, 0.1, 1, 9, 600, 3, 1500, 200)`,
+      ).run(`${B}new.html`);
+      const bytes = (f: string) => readFileSync(f);
+      const before = { db: bytes(files[1]), wal: bytes(`${files[1]}-wal`) };
+      expect(before.wal.length).toBeGreaterThan(0);
+      const c = openCrawl(files);
+      try {
+        expect(crawlTotals(c.db)).toMatchObject({ known: 8, fetched: 6, lastFetchAt: 1500 });
+      } finally {
+        c.close();
+      }
+      expect(bytes(files[1]).equals(before.db)).toBe(true);
+      expect(bytes(`${files[1]}-wal`).equals(before.wal)).toBe(true);
+    } finally {
+      live.close();
     }
   });
 
