@@ -16,8 +16,9 @@ import { DDL, MERGED_STORED_BYTES_KEY, ROBOTS_UNREACHABLE_KEY } from './schema.j
  * - urls: one row per id. A recorded outcome (fetched or failed) beats any other state, and of two
  *   outcomes (a lease expired and the page was fetched twice) the earliest `fetched_at` counts;
  *   otherwise skipped > pruned > queued/in flight, then the higher priority. `inlink_score` is the
- *   best of all rows; `inlinks` at least the most any segment saw, and at least the distinct
- *   linking pages fetched before the URL in the merged crawl. `fetch_seq` is renumbered 1..n in
+ *   best of all rows; `inlinks` at least the most any segment saw, and (but for a skipped URL,
+ *   whose count stopped when it was skipped) at least the distinct linking pages fetched before
+ *   the URL in the merged crawl, as the crawl counts them. `fetch_seq` is renumbered 1..n in
  *   order of `fetched_at` (ties: segment order, then the segment's own order).
  * - responses: the one of the segment whose outcome counts; bodies are not copied (reports never
  *   read them): their stored sizes are summed into meta MERGED_STORED_BYTES_KEY.
@@ -136,7 +137,8 @@ function settle(db: Database.Database): void {
            WHERE hosts.id = c.host_id`);
   db.exec(`UPDATE urls SET inlinks = MAX(urls.inlinks, c.n) FROM (
              SELECT l.to_id, COUNT(*) AS n FROM links l JOIN urls f ON f.id = l.from_id JOIN urls t ON t.id = l.to_id
-              WHERE f.fetch_seq IS NOT NULL AND f.id <> t.id AND (t.fetch_seq IS NULL OR f.fetch_seq < t.fetch_seq) GROUP BY l.to_id) c
+              WHERE f.fetch_seq IS NOT NULL AND f.id <> t.id AND t.state <> ${UrlState.SKIPPED} AND (t.fetch_seq IS NULL OR f.fetch_seq < t.fetch_seq)
+              GROUP BY l.to_id) c
            WHERE urls.id = c.to_id`);
 }
 
