@@ -43,6 +43,9 @@ const BEATS = `(${rank('excluded.')} > ${rank('urls.')} OR (${rank('excluded.')}
 /** The tables staged from each segment; responses without their bodies (their size as body_len instead). */
 const STAGED = ['meta', 'hosts', 'urls', 'links', 'revisits', 'checks', 'responses'] as const;
 
+/** Blob columns of the schema that hold hashes (copied as hex). */
+const HASH_COLUMNS = new Set(['hash', 'content_hash']);
+
 const columnsOf = (db: Database.Database, schema: string, table: string): string[] =>
   (db.prepare(`PRAGMA ${schema}.table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
 
@@ -58,10 +61,13 @@ function stage(db: Database.Database, src: Database.Database): void {
     const extra = table === 'responses' ? ', body_len' : '';
     db.exec(`CREATE TABLE seg.${table} AS SELECT ${cols}${table === 'responses' ? ', 0 AS body_len' : ''} FROM main.${table} WHERE false`);
     const width = cols.length + (extra ? 1 : 0);
-    const rows = src.prepare(`SELECT ${cols}${extra ? ', LENGTH(body)' : ''} FROM ${table}`).raw().iterate() as Iterable<unknown[]>;
+    // hashes cross as hex text: a Buffer per value took half the time of reading a segment
+    const read = cols.map((c) => (HASH_COLUMNS.has(c) ? `CASE WHEN ${c} IS NULL THEN NULL ELSE hex(${c}) END` : c));
+    const rows = src.prepare(`SELECT ${read}${extra ? ', LENGTH(body)' : ''} FROM ${table}`).raw().iterate() as Iterable<unknown[]>;
     // many rows per INSERT: binding one row per call was most of a merge's time
     const batch = Math.max(1, Math.min(500, Math.floor(30_000 / width)));
-    const insertOf = (n: number) => db.prepare(`INSERT INTO seg.${table} (${cols}${extra}) VALUES ${new Array(n).fill(`(${new Array(width).fill('?')})`)}`);
+    const row = `(${[...cols.map((c) => (HASH_COLUMNS.has(c) ? 'unhex(?)' : '?')), ...(extra ? ['?'] : [])]})`;
+    const insertOf = (n: number) => db.prepare(`INSERT INTO seg.${table} (${cols}${extra}) VALUES ${new Array(n).fill(row)}`);
     const full = insertOf(batch);
     db.transaction(() => {
       let values: unknown[] = [];
@@ -97,12 +103,11 @@ function mergeRows(db: Database.Database, n: number): Map<string, string> {
   const select = urlCols.map((c) => (c === 'fetch_seq' ? `fetch_seq + ${n * SEQ_SPAN}` : c));
   const set = urlCols
     .filter((c) => c !== 'id')
-    .map((c) => {
-      if (c === 'inlink_score') return 'inlink_score = MAX(urls.inlink_score, excluded.inlink_score)';
-      if (c === 'inlinks') return 'inlinks = MAX(urls.inlinks, excluded.inlinks)';
-      return `${c} = CASE WHEN ${BEATS} THEN excluded.${c} ELSE urls.${c} END`;
-    });
-  db.exec(`INSERT INTO main.urls (${urlCols}) SELECT ${select} FROM seg.urls WHERE true ON CONFLICT(id) DO UPDATE SET ${set.join(', ')}`);
+    .map((c) => (c === 'inlinks' || c === 'inlink_score' ? `${c} = MAX(urls.${c}, excluded.${c})` : `${c} = excluded.${c}`));
+  db.exec(`INSERT INTO main.urls (${urlCols}) SELECT ${select} FROM seg.urls WHERE true ON CONFLICT(id) DO UPDATE SET ${set.join(', ')} WHERE ${BEATS}`);
+  // the backlink evidence of the rows that did not win
+  db.exec(`UPDATE main.urls SET inlinks = MAX(urls.inlinks, s.inlinks), inlink_score = MAX(urls.inlink_score, s.inlink_score)
+           FROM seg.urls s WHERE s.id = urls.id AND (s.inlinks > urls.inlinks OR s.inlink_score > urls.inlink_score)`);
   db.exec('INSERT OR IGNORE INTO main.links (from_id, to_id, anchor) SELECT from_id, to_id, anchor FROM seg.links');
   const revCols = sharedColumns(db, 'revisits');
   db.exec(
@@ -167,6 +172,7 @@ export function mergeSegments(paths: readonly string[]): Database.Database {
   const db = new Database('');
   try {
     db.pragma('cache_size = -65536');
+    db.pragma('foreign_keys = OFF'); // the segments are crawl files: their references hold
     db.exec(DDL);
     db.exec('CREATE TEMP TABLE merged_body_len (url_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)');
     const metas = paths.map((p, i) => {
