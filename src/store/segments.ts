@@ -2,7 +2,7 @@ import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { TopicrawlError } from '../errors.js';
-import { openDatabase } from './open-database.js';
+import { openDatabase, storeError } from './open-database.js';
 import { mergeSegments } from './segment-merge.js';
 import { readMeta } from './url-report.js';
 
@@ -80,6 +80,7 @@ function segmentIdentity(path: string): { crawlId: string | null; worker: string
  * it is (the same queries, the same figures as always). Several files must be segments of one
  * crawl: each a crawl file of the current schema, each with meta segment_of, all the same; else
  * E_USAGE naming the file. They are merged into a temporary database; the files are never written.
+ * E_STORE when they cannot be merged (rows that contradict each other, e.g. one host under two ids).
  */
 export function openCrawl(args: readonly string[]): OpenCrawl {
   const paths = crawlFilePaths(args);
@@ -103,7 +104,13 @@ export function openCrawl(args: readonly string[]): OpenCrawl {
       throw new TopicrawlError('E_USAGE', `${paths[i]}: a segment of crawl "${id.crawlId}", not of "${first}" (${paths[0]}): give the segments of one crawl`, { db: paths[i] });
     }
   });
-  const db = mergeSegments(paths);
+  let db: Database.Database;
+  try {
+    db = mergeSegments(paths);
+  } catch (err) {
+    // e.g. one host name under two ids: the files do not share the crawl's global ids
+    throw storeError(paths.join(', '), err, 'cannot merge these segments (do they share the ids of one crawl?): ');
+  }
   return { db, paths, crawlId: first, workers: ids.map((id) => id.worker ?? '?'), close: () => db.close() };
 }
 

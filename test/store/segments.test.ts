@@ -259,6 +259,9 @@ describe('a crawl read from its segments', () => {
     expect(errorOf(() => openCrawl([files[0], other[1]]))).toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('a segment of crawl "crawl-8", not of "crawl-7"') });
     const plain = writeAll(segments(null)).files;
     expect(errorOf(() => openCrawl([files[0], plain[1]]))).toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('not a segment of a distributed crawl') });
+    const clash = join(tmpDir(), 'clash.db');
+    writeSegment(clash, { crawlId: 'crawl-7', worker: 'w9', hosts: [{ id: 9, name: 'a.example' }], urls: [], links: [] });
+    expect(errorOf(() => openCrawl([files[0], clash]))).toMatchObject({ code: 'E_STORE', message: expect.stringContaining('cannot merge these segments') });
     const empty = join(tmpDir(), 'nothing');
     mkdirSync(empty);
     expect(errorOf(() => openCrawl([empty]))).toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('a folder without crawl files') });
