@@ -28,6 +28,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { KnownUrl } from '../src/frontier/frontier.js';
+import type { UrlState } from '../src/frontier/url-state.js';
 import { PageRankGraph } from '../src/strategy/pagerank-graph.js';
 import { STRATEGIES } from '../src/strategy/registry.js';
 import { inlinkContribution, type LinkInfo, type PageInfo, type Strategy, type StrategyConfig } from '../src/strategy/strategy.js';
@@ -95,7 +96,7 @@ class SimFrontier {
     this.inlinkScore = new Float64Array(cap);
   }
   known(id: number): KnownUrl {
-    return { id, hostId: hostOf(id) + 1, state: this.state[id], depth: this.depth[id], priority: this.priority[id], life: this.life[id], inlinks: this.inlinks[id], inlinkScore: this.inlinkScore[id] };
+    return { id, hostId: hostOf(id) + 1, state: this.state[id] as UrlState, depth: this.depth[id], priority: this.priority[id], life: this.life[id], inlinks: this.inlinks[id], inlinkScore: this.inlinkScore[id] };
   }
   /** The next URL to fetch: the first queued id (a stand-in for the scheduler). */
   take(): number {

@@ -16,6 +16,9 @@ import { runRobots } from './robots-command.js';
  * and progress to `stderr` (a live progress line only when `stderr.isTTY`), and `normalize` reads
  * `stdin` (none given: an empty input).
  */
+/** The `<db..>` positional of the report commands. */
+const SEGMENTS_DESCRIPTION = 'SQLite crawl file; or the segments of a distributed crawl: several files, or a folder of *.db files';
+
 export interface CliIo {
   stdout: Writable;
   stderr: Writable & { isTTY?: boolean };
@@ -137,9 +140,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }),
     )
     .command(
-      'stats <db>',
+      'stats <db..>',
       'totals, status counts per host, estimated harvest, frontier size, discovery rate',
-      (y) => y.positional('db', { type: 'string', demandOption: true }).option('json', { type: 'boolean' }),
+      (y) =>
+        y
+          .positional('db', { type: 'string', array: true, demandOption: true, describe: SEGMENTS_DESCRIPTION })
+          .option('json', { type: 'boolean' }),
       act((a) => runStats({ db: a.db, json: a.json }, out)),
     )
     .command(
@@ -159,22 +165,35 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }),
     )
     .command(
-      'export <db>',
+      'export <db..>',
       'one JSON line per fetched page, in fetch order',
-      (y) => y.positional('db', { type: 'string', demandOption: true }).option('format', { type: 'string', default: 'jsonl', choices: ['jsonl'] }),
+      (y) =>
+        y
+          .positional('db', { type: 'string', array: true, demandOption: true, describe: SEGMENTS_DESCRIPTION })
+          .option('format', { type: 'string', default: 'jsonl', choices: ['jsonl'] }),
       act((a) => {
         runExport({ db: a.db, format: a.format }, (s) => io.stdout.write(s));
       }),
     )
     .command(
-      'explain <db> <url>',
+      // yargs takes a variadic positional only last: the segments of a distributed crawl come
+      // before the URL as `<db> <url> [more..]`, and the last argument is the URL
+      'explain <db> <url> [more..]',
       'why a URL has its priority: state, depth, life, backlinks, parent, anchors, x·IB + y·IL + z·ID, strategy figures',
       (y) =>
         y
-          .positional('db', { type: 'string', demandOption: true, describe: 'SQLite crawl file' })
+          .positional('db', { type: 'string', demandOption: true, describe: 'SQLite crawl file (or a folder of segments)' })
           .positional('url', { type: 'string', demandOption: true, describe: 'URL (normalised like the crawl does)' })
+          .positional('more', {
+            type: 'string', array: true,
+            describe: 'a distributed crawl: `explain SEGMENT... URL` (the segments\' files or folders, then the URL last)',
+          })
           .option('json', { type: 'boolean', describe: 'print one JSON object' }),
-      act((a) => runExplain({ db: a.db, url: a.url, json: a.json }, out)),
+      act((a) => {
+        const words = [a.db, a.url, ...(a.more ?? [])];
+        const url = words.pop()!;
+        runExplain({ db: words.length === 1 ? words[0] : words, url, json: a.json }, out);
+      }),
     )
     .command(
       'normalize [urls..]',

@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
-import type Database from 'better-sqlite3';
 import { TopicrawlError } from '../errors.js';
 import { pageChangeRate } from '../revisit/revisit-policy.js';
 import { revisitDetail, type RevisitDetail } from '../store/revisit-store.js';
-import { openDatabase } from '../store/sqlite-store.js';
-import { crawlUrl, explainPriority, storedConfig, type PriorityExplanation } from '../strategy/explain-priority.js';
+import { crawlLabel, openCrawl, type OpenCrawl } from '../store/segments.js';
+import { crawlUrl, explainPriority, storedConfig, type PriorityExplanation } from './explain-report.js';
 
 /** How many anchors the text output lists (JSON lists them all). */
 const MAX_ANCHORS_SHOWN = 20;
@@ -108,45 +106,53 @@ export function formatRevisit(r: RevisitExplanation): string {
   return lines.join('\n');
 }
 
-/** Opens a crawl file read-only; a missing or foreign file is a usage error (exit 2). */
-function openCrawlFile(path: string): Database.Database {
-  if (!existsSync(path)) throw new TopicrawlError('E_USAGE', `${path}: no such crawl file`, { db: path });
+/**
+ * Opens a crawl file (or a distributed crawl's segments, merged) read-only; a missing or foreign
+ * file is a usage error (exit 2).
+ */
+function openCrawlFiles(db: string | readonly string[]): OpenCrawl {
+  const paths = typeof db === 'string' ? [db] : db;
   try {
-    return openDatabase(path, { readonly: true });
+    return openCrawl(paths);
   } catch (err) {
-    throw asUsage(err, path);
+    throw asUsage(err, paths.length === 1 ? paths[0] : '');
   }
 }
 
 /** The database or the URL argument is wrong: tell the user in one line, exit code 2. */
 function asUsage(err: unknown, db: string): unknown {
   if (err instanceof TopicrawlError && (err.code === 'E_STORE' || err.code === 'E_INVALID_URL')) {
-    const msg = err.message.startsWith(db) ? err.message : `${db}: ${err.message}`;
+    const msg = err.message.startsWith(db) ? err.message : `${db}: ${err.message}`; // db '': the message names its file
     return new TopicrawlError('E_USAGE', msg, { ...err.details, cause: err.code }, { cause: err });
   }
   return err;
 }
 
-/** `topicrawl explain <db> <url> [--json]`: why a URL has its priority, and its revisit state if it has one. */
-export function runExplain(args: { db: string; url: string; json?: boolean }, out: { log: (s: string) => void }): void {
-  const db = openCrawlFile(args.db);
+/**
+ * `topicrawl explain <db..> <url> [--json]`: why a URL has its priority, and its revisit state if it
+ * has one; `db` is a crawl file, or the segments of a distributed crawl (files or folders).
+ */
+export function runExplain(args: { db: string | readonly string[]; url: string; json?: boolean }, out: { log: (s: string) => void }): void {
+  const crawl = openCrawlFiles(args.db);
+  const db = crawl.db;
+  const label = crawlLabel(crawl);
   try {
     let e: PriorityExplanation | null;
     try {
       e = explainPriority(db, args.url);
     } catch (err) {
-      throw asUsage(err, args.db);
+      throw asUsage(err, label);
     }
     if (!e) {
       const url = crawlUrl(storedConfig(db), args.url);
       const shown = url === args.url.trim() ? url : `${args.url.trim()} (normalised: ${url})`;
-      throw new TopicrawlError('E_USAGE', `${shown}: not known to the crawl in ${args.db}`, { db: args.db, url });
+      throw new TopicrawlError('E_USAGE', `${shown}: not known to the crawl in ${label}`, { db: args.db, url });
     }
     const detail = revisitDetail(db, e.id);
     const revisit: RevisitExplanation | null = detail && { ...detail, rate: detail.checks > 0 ? pageChangeRate(detail) : null };
     if (args.json) out.log(JSON.stringify({ ...e, revisit }, null, 2));
     else out.log(formatExplanation(e) + (revisit ? `\n\n${formatRevisit(revisit)}` : ''));
   } finally {
-    db.close();
+    crawl.close();
   }
 }

@@ -1,29 +1,34 @@
-import { existsSync } from 'node:fs';
 import { TopicrawlError } from '../errors.js';
 import { crawlTotals, exportRows, revisitTotals, statusByHost, type RevisitFigures } from '../store/crawl-report.js';
-import { openDatabase } from '../store/sqlite-store.js';
+import { crawlLabel, openCrawl } from '../store/segments.js';
 import { table } from './format.js';
 
-function openExisting(path: string) {
-  if (!existsSync(path)) throw new TopicrawlError('E_USAGE', `${path}: no such crawl file`);
-  return openDatabase(path, { readonly: true });
-}
+/** One crawl file, or several (the segments of a distributed crawl) or folders of them. */
+export type CrawlArg = string | readonly string[];
 
-/** `topicrawl stats <db>`: totals, status counts per host, estimated harvest, frontier, discovery rate. */
-export function runStats(args: { db: string; json?: boolean }, out: { log: (s: string) => void }): void {
-  const db = openExisting(args.db);
+const asList = (db: CrawlArg): readonly string[] => (typeof db === 'string' ? [db] : db);
+
+/**
+ * `topicrawl stats <db..>`: totals, status counts per host, estimated harvest, frontier, discovery
+ * rate; of one crawl file, or of a distributed crawl's segments merged (store/segments.ts).
+ */
+export function runStats(args: { db: CrawlArg; json?: boolean }, out: { log: (s: string) => void }): void {
+  const crawl = openCrawl(asList(args.db));
+  const db = crawl.db;
   try {
     const t = crawlTotals(db);
     const hosts = statusByHost(db);
     const revisit = revisitTotals(db);
     if (args.json) {
-      out.log(JSON.stringify({ totals: t, hosts, ...(revisit ? { revisit } : {}) }, null, 2));
+      const segments = crawl.paths.length > 1 ? { crawl: { id: crawl.crawlId, segments: crawl.paths, workers: crawl.workers } } : {};
+      out.log(JSON.stringify({ totals: t, hosts, ...(revisit ? { revisit } : {}), ...segments }, null, 2));
       return;
     }
     const spanS = t.firstFetchAt && t.lastFetchAt ? (t.lastFetchAt - t.firstFetchAt) / 1000 : 0;
     out.log(
       [
-        `crawl file         ${args.db}`,
+        crawl.paths.length === 1 ? `crawl file         ${crawl.paths[0]}` : `crawl              ${crawlLabel(crawl)}`,
+        ...(crawl.paths.length > 1 ? [`workers            ${crawl.workers.join(', ')}`] : []),
         `topic              ${t.topic ?? '?'} (strategy ${t.strategy ?? '?'}, created ${t.createdAt ?? '?'})`,
         `pages fetched      ${t.fetched} (${t.failed} without a response)${spanS > 0 ? `, over ${spanS.toFixed(1)} s` : ''}`,
         `estimated harvest  ${(t.harvest * 100).toFixed(1)}% (${t.relevant} relevant of ${t.fetched})`,
@@ -42,7 +47,7 @@ export function runStats(args: { db: string; json?: boolean }, out: { log: (s: s
       ].join('\n'),
     );
   } finally {
-    db.close();
+    crawl.close();
   }
 }
 
@@ -56,18 +61,21 @@ function revisitLines(r: RevisitFigures): string[] {
   ];
 }
 
-/** `topicrawl export <db> --format jsonl`: one line per fetched page, in fetch order. */
-export function runExport(args: { db: string; format: string }, write: (s: string) => void): number {
+/**
+ * `topicrawl export <db..> --format jsonl`: one line per fetched page, in fetch order (of a
+ * distributed crawl's segments: each page once, in order of fetch time over all workers).
+ */
+export function runExport(args: { db: CrawlArg; format: string }, write: (s: string) => void): number {
   if (args.format !== 'jsonl') throw new TopicrawlError('E_USAGE', `--format ${args.format}: only jsonl is supported`);
-  const db = openExisting(args.db);
+  const crawl = openCrawl(asList(args.db));
   let n = 0;
   try {
-    for (const r of exportRows(db)) {
+    for (const r of exportRows(crawl.db)) {
       write(`${JSON.stringify(r)}\n`);
       n++;
     }
   } finally {
-    db.close();
+    crawl.close();
   }
   return n;
 }

@@ -1,9 +1,10 @@
 import { TopicrawlError } from '../errors.js';
 import { EmbeddedFrontier } from '../frontier/embedded-frontier.js';
 import { SqliteFrontier } from '../frontier/sqlite-frontier.js';
-import { fetchHistory, hostPageCounts, maxPriority, queuedUrls, seedUrls } from '../store/crawl-history.js';
+import { fetchHistory, queuedUrls, seedUrls } from '../store/crawl-history.js';
 import { CrawlFileStore } from '../store/crawl-file-store.js';
 import { SqliteStore, storeError } from '../store/sqlite-store.js';
+import { hostFetchedCounts, maxPriority } from '../store/url-report.js';
 import { createStrategy } from '../strategy/registry.js';
 import type { Strategy } from '../strategy/strategy.js';
 import type { Config } from '../topic/config.js';
@@ -50,7 +51,7 @@ export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy,
     const max = maxPriority(store.db);
     if (max !== null) strategy.resume?.({ maxPriority: max, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db), queued: () => queuedUrls(store.db) });
     const door = new EmbeddedFrontier(frontier, {
-      maxPages: cfg.limits.max_pages, maxPagesPerHost: cfg.limits.max_pages_per_host, counted: counts.fetched, hostCounted: hostPageCounts(store.db),
+      maxPages: cfg.limits.max_pages, maxPagesPerHost: cfg.limits.max_pages_per_host, counted: counts.fetched, hostCounted: new Map(hostFetchedCounts(store.db).map((r) => [r.id, r.fetched])),
     }, (fn) => store.transaction(fn));
     return { store: new CrawlFileStore(store), frontier: door, file: store, local: frontier, strategy, resumed };
   } catch (err) {

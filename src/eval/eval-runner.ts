@@ -4,7 +4,9 @@ import { normalizeOptions } from '../crawl/crawl-settings.js';
 import { Crawler, type CrawlSummary } from '../crawl/crawler.js';
 import { TopicrawlError } from '../errors.js';
 import { inspectCrawlFile } from '../store/crawl-file-identity.js';
-import { openDatabase, storeError } from '../store/sqlite-store.js';
+import { openCrawl, type OpenCrawl } from '../store/segments.js';
+import { storeError } from '../store/sqlite-store.js';
+import { recordedInFetchOrder } from '../store/url-report.js';
 import { STRATEGIES } from '../strategy/registry.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { buildConfig, type Config } from '../topic/config.js';
@@ -76,23 +78,31 @@ export function evaluationLabel(config: Config, corpus: Corpus): string {
 }
 
 /**
- * Whether each fetched page of a crawl file was relevant, in fetch order (`fetch_seq`). E_STORE if
- * the file is not a complete crawl file (its tables missing).
+ * Whether each fetched page of a crawl was relevant, in fetch order (`fetch_seq`). `dbPath` is a
+ * crawl file, or the segments of a distributed crawl (files or folders; merged in order of fetch
+ * time, see store/segments.ts). E_STORE if a file is not a complete crawl file (its tables missing).
  */
-export function fetchOrderRelevance(dbPath: string, truth: ReadonlySet<string>): boolean[] {
+export function fetchOrderRelevance(dbPath: string | readonly string[], truth: ReadonlySet<string>): boolean[] {
   return fetchOrder(dbPath, truth).relevant;
 }
 
 /** {@link fetchOrderRelevance}, and how many of those pages answered 2xx. */
-function fetchOrder(dbPath: string, truth: ReadonlySet<string>): { relevant: boolean[]; ok: number } {
-  const db = openDatabase(dbPath, { readonly: true }); // a clean close left no WAL beside it
+function fetchOrder(dbPath: string | readonly string[], truth: ReadonlySet<string>): { relevant: boolean[]; ok: number } {
+  const paths = typeof dbPath === 'string' ? [dbPath] : dbPath;
+  const name = paths.join(', ');
+  let crawl: OpenCrawl;
   try {
-    const rows = db.prepare('SELECT url, status FROM urls WHERE fetch_seq IS NOT NULL ORDER BY fetch_seq').all() as { url: string; status: number | null }[];
+    crawl = openCrawl(paths); // a clean close left no WAL beside it
+  } catch (err) {
+    throw storeError(name, err, 'reading the crawl: ');
+  }
+  try {
+    const rows = recordedInFetchOrder(crawl.db);
     return { relevant: rows.map((r) => truth.has(r.url)), ok: rows.filter((r) => r.status !== null && r.status >= 200 && r.status < 300).length };
   } catch (err) {
-    throw storeError(dbPath, err, 'reading the crawl: ');
+    throw storeError(name, err, 'reading the crawl: ');
   } finally {
-    db.close();
+    crawl.close();
   }
 }
 

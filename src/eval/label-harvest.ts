@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { recordedUrls } from '../store/url-report.js';
 import { tryNormalizeUrl } from '../url/normalize.js';
 
 export interface LabelHarvest {
@@ -15,7 +16,8 @@ export interface LabelHarvest {
 /**
  * Harvest rate of a crawl measured against ground-truth labels (DESIGN.md): relevant pages fetched
  * / pages fetched, and target recall = relevant pages fetched / relevant pages in the corpus. A
- * page is relevant when its labels include `label`. URLs are compared in normalised form.
+ * page is relevant when its labels include `label`. URLs are compared in normalised form. `db` is a
+ * crawl file or the merged view of a crawl's segments (store/segments.ts: openCrawl).
  */
 export function labelHarvest(db: Database.Database, labels: Map<string, string[]>, label: string): LabelHarvest {
   const truth = new Set<string>();
@@ -24,9 +26,9 @@ export function labelHarvest(db: Database.Database, labels: Map<string, string[]
   }
   let fetched = 0;
   let relevant = 0;
-  for (const r of db.prepare('SELECT url FROM urls WHERE fetch_seq IS NOT NULL').iterate() as IterableIterator<{ url: string }>) {
+  for (const url of recordedUrls(db)) {
     fetched++;
-    if (truth.has(r.url)) relevant++;
+    if (truth.has(url)) relevant++;
   }
   return {
     label, fetched, relevant, harvestRate: fetched ? relevant / fetched : 0, relevantInCorpus: truth.size, corpusPages: labels.size,

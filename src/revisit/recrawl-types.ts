@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { TopicrawlError } from '../errors.js';
 import type { Fetcher } from '../fetch/fetcher.js';
 import type { CheckOutcome } from '../store/revisit-store.js';
-import { openDatabase } from '../store/sqlite-store.js';
+import { readMetaOf } from '../store/url-report.js';
 import { buildConfig, type Config } from '../topic/config.js';
 import type { TopicInput } from '../topic/topic-schema.js';
 
@@ -81,14 +80,7 @@ export interface RecrawlSummary {
 
 /** The configuration recorded in a crawl file by its crawl (E_USAGE when there is none). */
 export function storedConfig(dbPath: string): Config {
-  if (!existsSync(dbPath)) throw new TopicrawlError('E_USAGE', `${dbPath}: no such crawl file`);
-  const db = openDatabase(dbPath, { readonly: true });
-  let raw: string | undefined;
-  try {
-    raw = (db.prepare("SELECT value FROM meta WHERE key = 'config'").get() as { value: string } | undefined)?.value;
-  } finally {
-    db.close();
-  }
+  const raw = readMetaOf(dbPath, 'config');
   if (!raw) throw new TopicrawlError('E_USAGE', `${dbPath}: no crawl configuration recorded (crawl it first)`);
   return buildConfig(JSON.parse(raw) as TopicInput);
 }

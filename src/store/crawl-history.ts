@@ -47,14 +47,3 @@ export function* fetchHistory(db: Database.Database): Iterable<HistoryPage> {
   if (cur) yield cur;
 }
 
-/** The largest stored priority (null: no URL yet), so a resumed strategy's counters continue. */
-export function maxPriority(db: Database.Database): number | null {
-  return (db.prepare('SELECT MAX(priority) AS m FROM urls').get() as { m: number | null }).m;
-}
-
-/** Pages recorded per host id (what the per-host page budget counts). */
-export function hostPageCounts(db: Database.Database): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const r of db.prepare('SELECT id, fetched FROM hosts').all() as { id: number; fetched: number }[]) out.set(r.id, r.fetched);
-  return out;
-}

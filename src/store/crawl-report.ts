@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { revisitFigures, type RevisitFigures } from './revisit-store.js';
-import { ROBOTS_UNREACHABLE_KEY } from './schema.js';
+import { MERGED_STORED_BYTES_KEY, ROBOTS_UNREACHABLE_KEY } from './schema.js';
 
 /** Read-only queries over a crawl file, for `stats`, `export` and evaluation. */
 
@@ -72,7 +72,7 @@ export function crawlTotals(db: Database.Database): CrawlTotals {
     known: u.known ?? 0, fetched: u.fetched ?? 0, failed: u.failed ?? 0, errors: (u.errors ?? 0) + Number(meta(ROBOTS_UNREACHABLE_KEY) ?? 0), queued: u.queued ?? 0, pruned: u.pruned ?? 0,
     skipped: u.skipped ?? 0, relevant: u.relevant ?? 0, scored: u.scored ?? 0,
     harvest: attempted ? (u.relevant ?? 0) / attempted : 0,
-    bytes: r.b, storedBytes: r.s, hosts, links,
+    bytes: r.b, storedBytes: r.s + Number(meta(MERGED_STORED_BYTES_KEY) ?? 0), hosts, links,
     // every known URL but the seeds was discovered by a fetched page
     discoveryRate: attempted ? Math.max(0, (u.known ?? 0) - (db.prepare('SELECT COUNT(*) AS n FROM urls WHERE depth = 0').get() as { n: number }).n) / attempted : 0,
     firstFetchAt: u.first ?? null, lastFetchAt: u.last ?? null,

@@ -134,3 +134,9 @@ export const MIGRATIONS = `DROP INDEX IF EXISTS urls_queue;`;
 
 /** Meta key: how many times a host was suspended because its robots.txt could not be fetched (an error with no page outcome). */
 export const ROBOTS_UNREACHABLE_KEY = 'robots_unreachable';
+
+/**
+ * Meta key of a merged view of a crawl's segments (segment-merge.ts): the stored (compressed) body
+ * bytes of its responses, whose bodies are not copied into the view. Absent from crawl files.
+ */
+export const MERGED_STORED_BYTES_KEY = 'merged_stored_bytes';

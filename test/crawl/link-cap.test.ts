@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatExplanation } from '../../src/cli/explain-command.js';
 import { Crawler } from '../../src/crawl/crawler.js';
 import type { PageEvent } from '../../src/events.js';
-import { explainPriority } from '../../src/strategy/explain-priority.js';
+import { explainPriority } from '../../src/cli/explain-report.js';
 import { openDatabase } from '../../src/store/sqlite-store.js';
 import { buildConfig } from '../../src/topic/config.js';
 import { tmpDir } from '../helpers/tmp.js';

@@ -1,21 +1,24 @@
 import type Database from 'better-sqlite3';
 import { normalizeOptions } from '../crawl/crawl-settings.js';
 import { TopicrawlError } from '../errors.js';
+import { UrlState, urlStateName } from '../frontier/url-state.js';
 import { fetchHistory, queuedUrls, seedUrls } from '../store/crawl-history.js';
-import { UrlState } from '../frontier/url-state.js';
+import { anchorsTo, lastLinkerDepth, maxPriority, readMeta, urlBrief, urlByHash, type StoredUrl } from '../store/url-report.js';
+import { backlinkImportance, createImportance } from '../strategy/best-first.js';
+import { createStrategy } from '../strategy/registry.js';
+import type { HistoryPage, Strategy, StrategyConfig } from '../strategy/strategy.js';
 import { buildConfig, type Config } from '../topic/config.js';
 import { normalizeUrl } from '../url/normalize.js';
 import { urlHash } from '../url/url-hash.js';
-import { backlinkImportance, createImportance } from './best-first.js';
-import { createStrategy } from './registry.js';
-import type { HistoryPage, Strategy, StrategyConfig } from './strategy.js';
 
 /**
  * Why a URL of a crawl file has its priority, for `topicrawl explain`: what the store holds about
  * it (state, depth, life, backlinks, parent, anchors), best-first's I(p) = x·IB + y·IL + z·ID
  * recomputed from the stored configuration, and the per-URL figures of the crawl's strategy
  * (Strategy.explain) after replaying the store's history into a fresh instance of it, exactly as a
- * resumed crawl does. Read-only; nothing here writes to the database or the console.
+ * resumed crawl does. Read-only; nothing here writes to the database or the console. The database
+ * is a crawl file or the merged view of a crawl's segments (store/segments.ts); every read goes
+ * through store/ (url-report.ts, crawl-history.ts).
  */
 
 /** I(p) recomputed from the stored configuration, term by term. */
@@ -85,24 +88,18 @@ export interface PriorityExplanation {
   strategy: StrategyFigures;
 }
 
-const STATE_NAMES = new Map<number, string>(Object.entries(UrlState).map(([k, v]) => [v, k.toLowerCase().replace('_', '-')]));
+/** A state's name as explain prints it: queued, in-flight, fetched, … */
+const stateName = (s: UrlState): string => urlStateName(s)?.toLowerCase().replace('_', '-') ?? String(s);
 
-type UrlRow = {
-  id: number; url: string; state: number; depth: number; priority: number; life: number; parent_id: number | null; inlinks: number;
-  inlink_score: number; hops: number; fetch_seq: number | null; fetch_priority: number | null; status: number | null;
-  relevance: number | null; relevant: number | null; error: string | null; note: string | null;
-};
-
-const URL_COLUMNS =
-  'id, url, state, depth, priority, life, parent_id, inlinks, inlink_score, hops, fetch_seq, fetch_priority, status, relevance, relevant, error, note';
+type UrlRow = StoredUrl;
 
 /** The configuration a crawl file was last run with (meta key `config`), rebuilt and frozen. */
 export function storedConfig(db: Database.Database): Config {
-  const row = db.prepare("SELECT value FROM meta WHERE key = 'config'").get() as { value: string } | undefined;
-  if (!row) throw new TopicrawlError('E_STORE', 'the crawl file holds no configuration (meta key "config")');
+  const value = readMeta(db, 'config');
+  if (value === null) throw new TopicrawlError('E_STORE', 'the crawl file holds no configuration (meta key "config")');
   let raw: unknown;
   try {
-    raw = JSON.parse(row.value);
+    raw = JSON.parse(value);
   } catch (err) {
     throw new TopicrawlError('E_STORE', 'the configuration stored in the crawl file is not valid JSON', {}, { cause: err });
   }
@@ -127,32 +124,18 @@ export function crawlUrl(cfg: Config, input: string): string {
 export function explainPriority(db: Database.Database, input: string): PriorityExplanation | null {
   const cfg = storedConfig(db);
   const url = crawlUrl(cfg, input);
-  // a plain lookup by hash: no index is assumed
-  const row = db.prepare(`SELECT ${URL_COLUMNS} FROM urls WHERE hash = ?`).get(urlHash(url)) as UrlRow | undefined;
+  const row = urlByHash(db, urlHash(url));
   if (!row) return null;
 
-  const parentRow =
-    row.parent_id === null
-      ? undefined
-      : (db.prepare('SELECT id, url, relevance, relevant FROM urls WHERE id = ?').get(row.parent_id) as
-          | { id: number; url: string; relevance: number | null; relevant: number | null }
-          | undefined);
-  const anchors = (
-    db
-      .prepare(
-        `SELECT l.from_id AS fromId, u.url AS fromUrl, l.anchor AS anchor
-           FROM links l JOIN urls u ON u.id = l.from_id
-          WHERE l.to_id = ? ORDER BY u.fetch_seq IS NULL, u.fetch_seq, u.id`,
-      )
-      .all(row.id) as { fromId: number; fromUrl: string; anchor: string }[]
-  );
+  const parentRow = row.parent_id === null ? undefined : urlBrief(db, row.parent_id);
+  const anchors = anchorsTo(db, row.id);
   const strategyConfig: StrategyConfig = { ...cfg.strategy, location: cfg.location };
   const figures = strategyFigures(db, row.id, cfg.strategy.name, strategyConfig);
   return {
     input,
     url: row.url,
     id: row.id,
-    state: STATE_NAMES.get(row.state) ?? String(row.state),
+    state: stateName(row.state),
     depth: row.depth,
     priority: row.priority,
     fetchPriority: row.fetch_priority,
@@ -182,14 +165,8 @@ export function explainPriority(db: Database.Database, input: string): PriorityE
  * pruned, i.e. for pages fetched before it.
  */
 function decisionDepth(db: Database.Database, row: UrlRow): number {
-  const last = db
-    .prepare(
-      `SELECT u.depth AS depth FROM links l JOIN urls u ON u.id = l.from_id
-        WHERE l.to_id = ? AND u.fetch_seq IS NOT NULL AND u.fetch_seq < ? AND u.id <> ?
-        ORDER BY u.fetch_seq DESC LIMIT 1`,
-    )
-    .get(row.id, row.fetch_seq ?? Number.MAX_SAFE_INTEGER, row.id) as { depth: number } | undefined;
-  return last && row.hops === 0 ? Math.min(row.depth, last.depth + 1) : row.depth;
+  const last = lastLinkerDepth(db, row.id, row.fetch_seq);
+  return last !== undefined && row.hops === 0 ? Math.min(row.depth, last + 1) : row.depth;
 }
 
 function importanceOf(db: Database.Database, row: UrlRow, cfg: StrategyConfig, strategyName: string, figures: StrategyFigures): ImportanceParts {
@@ -227,10 +204,10 @@ function strategyFigures(db: Database.Database, id: number, name: string, cfg: S
   if (!strategy.explain) return { name, hasExplain: false, replayedPages: 0, figures: null, error: null };
   let replayedPages = 0;
   try {
-    const maxPriority = (db.prepare('SELECT MAX(priority) AS m FROM urls').get() as { m: number | null }).m;
-    if (maxPriority !== null) {
+    const highest = maxPriority(db);
+    if (highest !== null) {
       strategy.resume?.({
-        maxPriority,
+        maxPriority: highest,
         seeds: () => seedUrls(db),
         queued: () => queuedUrls(db),
         history: function* (): Iterable<HistoryPage> {
