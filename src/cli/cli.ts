@@ -140,13 +140,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }),
     )
     .command(
-      'stats <db..>',
-      'totals, status counts per host, estimated harvest, frontier size, discovery rate',
+      'stats [db..]',
+      'totals, status counts per host, estimated harvest, frontier size, discovery rate (or a shared crawl\'s frontier: --frontier --crawl-id)',
       (y) =>
         y
-          .positional('db', { type: 'string', array: true, demandOption: true, describe: SEGMENTS_DESCRIPTION })
-          .option('json', { type: 'boolean' }),
-      act((a) => runStats({ db: a.db, json: a.json }, out)),
+          .positional('db', { type: 'string', array: true, describe: SEGMENTS_DESCRIPTION })
+          .option('json', { type: 'boolean' })
+          .option('frontier', { type: 'string', describe: 'report a shared crawl from its frontier: redis://HOST:PORT/DB (with --crawl-id)' })
+          .option('crawl-id', { type: 'string', describe: 'the shared crawl to report (with --frontier)' }),
+      act(async (a) => {
+        if (a.frontier) return (await import('./frontier-stats.js')).runFrontierStats({ frontier: a.frontier, crawlId: a['crawl-id'], json: a.json }, out);
+        if (!a.db?.length) throw new TopicrawlError('E_USAGE', 'stats: name a crawl file (or the segments of a shared crawl), or give --frontier and --crawl-id');
+        runStats({ db: a.db, json: a.json }, out);
+      }),
     )
     .command(
       'recrawl <db>',
