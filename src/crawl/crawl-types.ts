@@ -45,6 +45,11 @@ export interface CrawlBackend {
   strategy: Strategy;
   /** The store held a crawl already (a resume, or another worker's start). */
   resumed: boolean;
+  /**
+   * A shared crawl's start: the worker that created it (`create`) queues the seeds, reads the
+   * sitemaps and then calls `done()`; the others (`join`) `wait()` for that. None: embedded.
+   */
+  start?: { role: 'create' | 'join'; done(): Promise<void>; wait(): Promise<void> };
   /** Closes the frontier (saving what it must) then the store; `pending` is an error already on its way (then failures are dropped). */
   close(pending?: unknown): Promise<void>;
 }

@@ -100,7 +100,15 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     return (this.opened ??= (async () => {
       const cfg = this.opts.config;
       if (this.opts.backend) this.useBackend(await this.opts.backend(this.opts.strategy));
-      await seedFrontier(this.frontier, this.strategy, cfg.seeds, normalizeOptions(cfg));
+      const start = this.backend.start;
+      // a worker joining a shared crawl lets the one that started it queue the seeds and read the
+      // sitemaps first: their requests are outside the frontier's politeness, so nobody else may be fetching then
+      if (start?.role === 'join') await start.wait();
+      else {
+        await seedFrontier(this.frontier, this.strategy, cfg.seeds, normalizeOptions(cfg));
+        if ((await this.store.getMeta('sitemaps_read')) === undefined) await this.readSitemaps();
+        await start?.done();
+      }
       this.stats = new CrawlStats(await this.store.counters(), Date.now); // after the seeds: they are known URLs
     })());
   }
@@ -122,7 +130,6 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     let reason: StopReason = 'done';
     try {
       await this.open();
-      if ((await this.store.getMeta('sitemaps_read')) === undefined) await this.readSitemaps();
       this.lastSize = await this.frontier.size();
       this.emit('start', { resumed: this.resumed, queued: this.lastSize, fetched: this.stats.fetched });
       tick = setInterval(() => void this.tick(), this.opts.progressEveryMs ?? 1000);
@@ -267,7 +274,6 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     for (const e of r.errors) this.emit('warn', { code: 'W_SITEMAP', message: `sitemap ${e.sitemap}: ${e.message}` });
     // those requests count for politeness: each host waits its delay before its first page
     for (const [host, at] of r.contacted) await this.frontier.deferHost(await this.frontier.hostId(host), at + cfg.politeness.delay_ms);
-    this.stats.known += r.added;
     await this.store.setMeta({ sitemaps_read: JSON.stringify({ read: r.sitemapsRead, found: r.found, added: r.added, errors: r.errors.length, at: new Date().toISOString() }) });
   }
 

@@ -2,8 +2,9 @@ import { hostname } from 'node:os';
 import { TopicrawlError } from '../errors.js';
 import { RedisConnection } from '../frontier/redis-connection.js';
 import { registerCrawl } from '../frontier/redis-crawl-config.js';
-import { RedisFrontier } from '../frontier/redis-frontier.js';
+import { crawlPrefix, RedisFrontier } from '../frontier/redis-frontier.js';
 import { CrawlFileStore } from '../store/crawl-file-store.js';
+import { SEGMENT_OF_KEY, WORKER_KEY } from '../store/segments.js';
 import { SqliteStore } from '../store/sqlite-store.js';
 import { createStrategy } from '../strategy/registry.js';
 import type { Strategy } from '../strategy/strategy.js';
@@ -21,6 +22,8 @@ export interface SharedCrawlOptions {
   worker?: string;
   /** Start this worker's segment file over. */
   fresh?: boolean;
+  /** How long a joining worker waits for the crawl's creator to queue the seeds (ms, default 60,000). */
+  startWaitMs?: number;
 }
 
 /**
@@ -57,14 +60,16 @@ export async function openSharedBackend(cfg: Config, dbPath: string, o: SharedCr
     await conn.connect();
     const registered = await registerCrawl(conn, o.crawlId, cfg, cfg.name, PER_WORKER);
     const worker = o.worker ?? `${hostname()}:${process.pid}`;
-    store = new SqliteStore(dbPath, { backgroundCheckpoint: true, fresh: o.fresh });
-    const of = store.getMeta('segment_of');
+    // each page committed before its lease is settled: a worker killed after a settle has lost nothing
+    store = new SqliteStore(dbPath, { backgroundCheckpoint: true, fresh: o.fresh, commitEveryMs: 0 });
+    const of = store.getMeta(SEGMENT_OF_KEY);
     if ((of !== undefined && of !== o.crawlId) || (of === undefined && store.getMeta('topic') !== undefined)) {
       throw new TopicrawlError('E_CONFIG', `${dbPath} holds ${of ? `a segment of crawl '${of}'` : 'a crawl of its own'}, not of crawl '${o.crawlId}'; use another --db`, { db: dbPath });
     }
     const s = store;
     s.transaction(() => {
-      for (const [k, v] of Object.entries({ topic: cfg.name, strategy: name, config: JSON.stringify(cfg), segment_of: o.crawlId, worker, frontier: conn.where })) s.setMeta(k, v);
+      const meta = { topic: cfg.name, strategy: name, config: JSON.stringify(cfg), [SEGMENT_OF_KEY]: o.crawlId, [WORKER_KEY]: worker, frontier: conn.where };
+      for (const [k, v] of Object.entries(meta)) s.setMeta(k, v);
       if (of === undefined) s.setMeta('created_at', new Date().toISOString());
       s.setMeta('suspended_hosts', '[]');
     });
@@ -73,7 +78,19 @@ export async function openSharedBackend(cfg: Config, dbPath: string, o: SharedCr
       maxPages: cfg.limits.max_pages, maxPagesPerHost: cfg.limits.max_pages_per_host, leaseMs: o.leaseMs, workerId: worker,
     });
     const f = frontier;
+    const startedKey = `${crawlPrefix(o.crawlId)}started`;
     return {
+      start: {
+        role: registered === 'created' ? 'create' : 'join',
+        done: async () => void (await conn.run('marking the crawl started', (c) => c.set(startedKey, String(Date.now())))),
+        wait: async () => {
+          // the creator queues the seeds and reads the sitemaps in seconds; one that died before saying so is not waited for long
+          for (const until = Date.now() + (o.startWaitMs ?? 60_000); Date.now() < until; ) {
+            if ((await conn.run('waiting for the crawl to start', (c) => c.get(startedKey))) !== null) return;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        },
+      },
       store: new CrawlFileStore(s, { segment: true, hostId: (name) => f.hostId(name) }), frontier: f,
       strategy: strategy ?? createStrategy(cfg.strategy.name, { ...cfg.strategy, location: cfg.location }),
       resumed: registered === 'joined' || of !== undefined,

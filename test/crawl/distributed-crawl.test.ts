@@ -1,0 +1,147 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCorpusServer, type CorpusRequestRecord, type CorpusServer } from '../../src/eval/corpus-server.js';
+import { generateSynthCorpus } from '../../src/eval/synth-corpus.js';
+import { RedisConnection } from '../../src/frontier/redis-connection.js';
+import { openCrawl } from '../../src/store/segments.js';
+import { crawlTotals } from '../../src/store/crawl-report.js';
+import { labelHarvest } from '../../src/eval/label-harvest.js';
+import { loadCorpus } from '../../src/eval/corpus.js';
+import type { TopicInput } from '../../src/topic/topic-schema.js';
+import { startCli, runCliProcess } from '../helpers/cli-process.js';
+import { deleteCrawlKeys, REDIS_URL } from '../helpers/redis.js';
+import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
+
+/**
+ * The distributed crawl (issue 13): worker processes of `topicrawl crawl --frontier redis://…` on a
+ * real Redis server and a real corpus server on loopback, with a 100 ms politeness delay.
+ */
+const DELAY = 100;
+const BUDGET = 1200;
+
+describe('a crawl shared by worker processes on Redis', () => {
+  const dir = suiteTmpDir();
+  const corpus = join(dir, 'corpus');
+  let topicFile: string;
+  let server: CorpusServer;
+  let hits: CorpusRequestRecord[] = [];
+  let conn: RedisConnection;
+  const crawlIds: string[] = [];
+  let resolve: string[];
+
+  beforeAll(async () => {
+    generateSynthCorpus(corpus, { seed: 13, pages: 3000, hosts: 30 });
+    const meta = JSON.parse(readFileSync(join(corpus, 'corpus.json'), 'utf8')) as { seeds: string[] };
+    const topic: TopicInput = {
+      name: 'distributed', seeds: meta.seeds, keywords: { astronomy: 2, telescope: 1 },
+      strategy: { name: 'best-first-fish' },
+      politeness: { delay_ms: DELAY, concurrency: 16, per_host_concurrency: 1, robots: true },
+      limits: { max_pages: BUDGET },
+      evaluation: { label: 'astronomy' },
+    };
+    topicFile = join(dir, 'topic.yaml');
+    writeFileSync(topicFile, stringify(topic));
+    server = await startCorpusServer(corpus, { onRequest: (r) => void hits.push(r) });
+    resolve = Object.entries(server.resolveMap()).flatMap(([h, a]) => ['--resolve', `${h}=${a}`]);
+    conn = await new RedisConnection(REDIS_URL).connect();
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const id of crawlIds) await deleteCrawlKeys(conn, id);
+    await conn?.close();
+    await server?.close();
+  });
+
+  const crawlId = (name: string) => {
+    const id = `${name}-${process.pid}-${Date.now().toString(36)}`;
+    crawlIds.push(id);
+    return id;
+  };
+  const worker = (id: string, db: string, extra: string[] = []) =>
+    startCli(['crawl', topicFile, '--frontier', REDIS_URL, '--crawl-id', id, '--db', db, '--json', '--mapped-only', ...resolve, ...extra], { timeoutMs: 240_000 });
+  const pagesOf = (rs: CorpusRequestRecord[]) => rs.filter((r) => !r.path.endsWith('/robots.txt'));
+
+  /** Every host's requests (robots.txt included) at least the delay apart, by the server's clock. */
+  function expectPolite(rs: CorpusRequestRecord[]): void {
+    const byHost = new Map<string, number[]>();
+    for (const r of rs) byHost.set(r.host, [...(byHost.get(r.host) ?? []), r.receivedAt]);
+    let pairs = 0;
+    for (const [host, times] of byHost) {
+      times.sort((a, b) => a - b);
+      for (let i = 1; i < times.length; i++, pairs++) expect(times[i] - times[i - 1], `${host}: requests ${i - 1} and ${i}`).toBeGreaterThanOrEqual(DELAY - 2);
+    }
+    expect(pairs).toBeGreaterThan(BUDGET / 2);
+  }
+
+  function harvestOf(paths: string[]): { fetched: number; harvest: number } {
+    const c = openCrawl(paths);
+    try {
+      const t = crawlTotals(c.db);
+      const truth = labelHarvest(c.db, loadCorpus(corpus).labels, 'astronomy');
+      return { fetched: t.fetched, harvest: truth.harvestRate };
+    } finally {
+      c.close();
+    }
+  }
+
+  it('3 workers: no URL fetched twice, every host polite across workers, the budget and harvest of one process', async () => {
+    // one process, the embedded frontier, the same budget
+    hits = [];
+    const single = join(tmpDir(), 'single.db');
+    const one = await runCliProcess(['crawl', topicFile, '--db', single, '--json', '--mapped-only', ...resolve], { timeoutMs: 240_000 });
+    expect(one.code, one.stderr).toBe(0);
+    const alone = harvestOf([single]);
+
+    hits = [];
+    const id = crawlId('three');
+    const segs = tmpDir();
+    const workers = [1, 2, 3].map((i) => worker(id, join(segs, `w${i}.db`)));
+    const ends = await Promise.all(workers.map((w) => w.done));
+    for (const e of ends) expect(e.code, e.stderr).toBe(0);
+    const pages = pagesOf(hits).map((r) => `${r.host}${r.path}`);
+    expect(pages.length).toBe(BUDGET);
+    expect(new Set(pages).size).toBe(pages.length); // none twice
+    expectPolite(hits);
+    // every worker took part
+    for (const e of ends) expect((JSON.parse(e.stdout) as { fetchedThisRun: number }).fetchedThisRun).toBeGreaterThan(BUDGET / 10);
+    const shared = harvestOf([1, 2, 3].map((i) => join(segs, `w${i}.db`)));
+    expect(shared.fetched).toBe(alone.fetched);
+    expect(alone.harvest).toBeGreaterThan(0.05); // a focused crawl, not an empty comparison
+    expect(Math.abs(shared.harvest - alone.harvest) / alone.harvest, `harvest ${shared.harvest} shared, ${alone.harvest} alone`).toBeLessThan(0.05);
+  }, 300_000);
+
+  it('kill -9 of a worker mid-crawl: its leased URLs are fetched by the others after the lease, none lost, the budget exact', async () => {
+    hits = [];
+    const id = crawlId('killed');
+    const segs = tmpDir();
+    const lease = ['--lease-ms', '3000'];
+    const victim = worker(id, join(segs, 'w1.db'), lease);
+    const others = [2, 3].map((i) => worker(id, join(segs, `w${i}.db`), lease));
+    // kill the victim once it holds leases, a third of the way in
+    await new Promise<void>((resolve) => {
+      const t = setInterval(() => {
+        if (pagesOf(hits).length >= BUDGET / 3) {
+          clearInterval(t);
+          resolve();
+        }
+      }, 20);
+    });
+    victim.child.kill('SIGKILL');
+    const killed = await victim.done;
+    expect(killed.signal).toBe('SIGKILL');
+    const ends = await Promise.all(others.map((w) => w.done));
+    for (const e of ends) expect(e.code, e.stderr).toBe(0);
+    // exactly the budget was counted; a URL whose page the victim fetched but never recorded was fetched again
+    const stats = await runCliProcess(['stats', '--frontier', REDIS_URL, '--crawl-id', id, '--json']);
+    expect(stats.code, stats.stderr).toBe(0);
+    const s = JSON.parse(stats.stdout) as { budgetUsed: number; leased: number };
+    expect(s.leased).toBe(0);
+    const recorded = harvestOf([1, 2, 3].map((i) => join(segs, `w${i}.db`)));
+    const pages = pagesOf(hits).map((r) => `${r.host}${r.path}`);
+    expect(recorded.fetched).toBe(BUDGET); // the victim's committed pages and the others' add up to the budget
+    expect(new Set(pages).size).toBeGreaterThanOrEqual(BUDGET); // every recorded page was requested
+    expect(s.budgetUsed).toBeGreaterThanOrEqual(BUDGET);
+  }, 300_000);
+});
