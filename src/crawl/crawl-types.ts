@@ -1,6 +1,7 @@
 import type { StopReason } from '../events.js';
 import type { Fetcher, FetchResult } from '../fetch/fetcher.js';
-import type { Frontier, Lease } from '../frontier/frontier.js';
+import type { Frontier } from '../frontier/frontier.js';
+import type { CheckEvent } from '../revisit/recrawl-types.js';
 import type { Store } from '../store/store.js';
 import type { PageEvent } from '../events.js';
 import type { Strategy } from '../strategy/strategy.js';
@@ -60,8 +61,16 @@ export interface CrawlBackend {
  * throws fails that page (recorded as a failure), never the crawl.
  */
 export interface PageHook {
-  fetched?(lease: Lease, res: FetchResult): void | Promise<void>;
-  recorded?(lease: Lease, page: PageEvent): void | Promise<void>;
+  fetched?(item: HookItem, res: FetchResult): void | Promise<void>;
+  recorded?(item: HookItem, what: { page: PageEvent } | { check: CheckEvent }): void | Promise<void>;
+}
+
+/** The URL a hook hears of: a crawl's lease, or a recrawl's due page. */
+export interface HookItem {
+  id: number;
+  url: string;
+  host: string;
+  hostId: number;
 }
 
 export interface CrawlSummary {

@@ -254,7 +254,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       const done = await processFetch(this.deps, item, res, d.attempts);
       this.stats.page({ relevant: done.relevant, error: done.error, bytes: done.event.bytes, newUrls: done.newUrls, pruned: done.pruned });
       this.emit('page', done.event);
-      for (const h of this.opts.hooks ?? []) await h.recorded?.(item, done.event);
+      for (const h of this.opts.hooks ?? []) await h.recorded?.(item, { page: done.event });
       return { state: 'done', deferUntil };
     } catch (err) {
       if (err instanceof TopicrawlError && err.fatal) throw err;

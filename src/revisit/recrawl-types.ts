@@ -1,5 +1,6 @@
 import { TopicrawlError } from '../errors.js';
 import type { Fetcher } from '../fetch/fetcher.js';
+import type { PageHook } from '../crawl/crawl-types.js';
 import type { CheckOutcome } from '../store/revisit-store.js';
 import { readMetaOf } from '../store/url-report.js';
 import { buildConfig, type Config } from '../topic/config.js';
@@ -26,6 +27,8 @@ export interface RecrawlerOptions {
    * the pages in scheduling if that is more (and at the start of each run); default 500.
    */
   budgetEvery?: number;
+  /** Per-page outputs (WARC, metrics), as for the crawl: every fetch, and every check once recorded. */
+  hooks?: PageHook[];
 }
 
 /** One revisit, as an event. */

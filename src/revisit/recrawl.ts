@@ -230,6 +230,8 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     if (p.lastModified) headers['if-modified-since'] = p.lastModified;
     p.requested = true;
     const res = await this.fetcher.fetch(p.url, { headers });
+    const item = { id: p.urlId, url: p.url, host: p.host, hostId: p.hostId };
+    for (const h of this.opts.hooks ?? []) await h.fetched?.(item, res);
     const at = this.now();
     const settings = this.cfg.revisit;
     const cls = classOf(p.cls, settings);
@@ -265,10 +267,12 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     });
     this.count(outcome, res.wireBytes, savedBytes, newUrls);
     const rate = row.checks > 0 ? pageChangeRate(row) : null;
-    this.emit('check', {
+    const check = {
       url: p.url, status: res.status, outcome, cls: row.cls, checks: row.checks, changes: row.changes, rate,
       nextAt: outcome === 'deleted' ? null : row.nextAt, newUrls,
-    });
+    };
+    this.emit('check', check);
+    for (const h of this.opts.hooks ?? []) await h.recorded?.(item, { check });
     if (links) await strategyHears(this.state, links.page, links.out.infos, links.out.links.map((l) => l.toId));
     if (++this.sinceBudget >= this.solveEvery) {
       this.solveBudget();
