@@ -144,4 +144,32 @@ describe('a crawl shared by worker processes on Redis', () => {
     expect(new Set(pages).size).toBeGreaterThanOrEqual(BUDGET); // every recorded page was requested
     expect(s.budgetUsed).toBeGreaterThanOrEqual(BUDGET);
   }, 300_000);
+
+  it('--workers 2 on this machine: Ctrl-C stops both gracefully, every lease settled or released, resumable', async () => {
+    hits = [];
+    const id = crawlId('ctrl-c');
+    const segs = join(tmpDir(), 'segments');
+    const parent = startCli(['crawl', topicFile, '--frontier', REDIS_URL, '--crawl-id', id, '--workers', '2', '--db', segs, '--mapped-only', ...resolve], { timeoutMs: 240_000 });
+    await parent.waitFor(/fetched=[1-9]\d{2,}/); // one progress line for both, after 100 pages
+    parent.child.kill('SIGINT');
+    const end = await parent.done;
+    expect(end.code, end.stderr).toBe(0);
+    expect(end.stdout).toMatch(/crawl stopped/);
+    expect(end.stdout).toMatch(/worker 1 .*worker-1\.db/s);
+    expect(end.stdout).toMatch(/worker 2 .*worker-2\.db/s);
+    const stats = await runCliProcess(['stats', '--frontier', REDIS_URL, '--crawl-id', id, '--json']);
+    const s = JSON.parse(stats.stdout) as { leased: number; queued: number; budgetUsed: number; workers: unknown[] };
+    expect(s.leased).toBe(0);
+    expect(s.queued).toBeGreaterThan(0);
+    const recorded = harvestOf([segs]);
+    expect(recorded.fetched).toBe(s.budgetUsed); // every page counted is recorded: none in flight was lost
+    expect(pagesOf(hits).length).toBe(recorded.fetched);
+    // the same command again goes on to the budget, fetching nothing twice
+    const again = await runCliProcess(['crawl', topicFile, '--frontier', REDIS_URL, '--crawl-id', id, '--workers', '2', '--db', segs, '--mapped-only', '--json', ...resolve], { timeoutMs: 240_000 });
+    expect(again.code, again.stderr).toBe(0);
+    expect(harvestOf([segs]).fetched).toBe(BUDGET);
+    const pages = pagesOf(hits).map((r) => `${r.host}${r.path}`);
+    expect(new Set(pages).size).toBe(pages.length);
+    expect(pages.length).toBe(BUDGET);
+  }, 300_000);
 });
