@@ -89,5 +89,7 @@ for _ = 1, nUpdates do
 end
 
 if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
+batch_begin()
 for hid in pairs(touched) do sched(hid, now) end
+batch_flush()
 return out
