@@ -193,7 +193,7 @@ export class RedisFrontier implements Frontier {
     if (this.closed) return;
     this.closed = true;
     const now = Date.now();
-    for (const lease of [...this.mine.values()]) await this.settle(lease, { state: 'requeue', counted: false }, now);
+    await Promise.all([...this.mine.values()].map((lease) => this.settle(lease, { state: 'requeue', counted: false }, now)));
     await this.conn.run('leaving the worker registry', (c) => c.hdel(`${this.prefix}workers`, String(this.workerNo)));
   }
 }
