@@ -252,6 +252,7 @@ describe('RedisFrontier', () => {
     await f.intake({ adds: [entry('http://c.test/1')] });
     const c = await f.hostId('c.test');
     expect(await f.hostId('c.test')).toBe(c);
+    await expect(f.suspendHost(999)).rejects.toThrow(/no host 999/);
     await f.deferHost(c, Date.now() + 500);
     const asked = Date.now();
     const w = await f.claim(1, asked);

@@ -95,8 +95,10 @@ local function in_queue(hid, id) return redis.call('ZSCORE', P .. 'q:' .. hid, i
 
 local NO_MEMBER = string.rep('\0', 10)
 
+-- The state of a host (nil if there is no such host).
 local function load_host(hid)
   local v = redis.call('GET', P .. 'h:' .. hid)
+  if not v then return nil end
   local t, f, p, own, s, w, inr, r, at = struct.unpack('>di4i4i4BBBc10', v)
   return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
     r = inr == 1 and r or '', n = string.sub(v, at), dirty = false }
