@@ -2,9 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/frontier/frontier.js';
 import { RedisConnection } from '../../src/frontier/redis-connection.js';
+import { deleteCrawl } from '../../src/frontier/redis-crawl-keys.js';
 import { RedisFrontier } from '../../src/frontier/redis-frontier.js';
 import { urlHash } from '../../src/url/url-hash.js';
-import { deleteCrawlKeys, expireLeases, REDIS_URL } from '../helpers/redis.js';
+import { expireLeases, REDIS_URL } from '../helpers/redis.js';
 
 /**
  * The claim script against a simple model: random sequences of adds, claims, settles (done,
@@ -154,7 +155,7 @@ describe('RedisFrontier claim script (property)', () => {
             }
             expect(out.sort((a, b) => a - b)).toEqual(left);
           } finally {
-            await deleteCrawlKeys(conn, crawlId);
+            await deleteCrawl(conn, crawlId);
           }
         }),
         { numRuns: 150 },
@@ -201,7 +202,7 @@ describe('RedisFrontier claim script (property)', () => {
                 }
               }
             } finally {
-              await deleteCrawlKeys(conn, crawlId);
+              await deleteCrawl(conn, crawlId);
             }
           },
         ),
