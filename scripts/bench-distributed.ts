@@ -18,7 +18,8 @@
 import { parseArgs } from 'node:util';
 import type { NewUrl } from '../src/frontier/frontier.js';
 import { RedisConnection } from '../src/frontier/redis-connection.js';
-import { crawlPrefix, RedisFrontier } from '../src/frontier/redis-frontier.js';
+import { deleteCrawl } from '../src/frontier/redis-crawl-keys.js';
+import { RedisFrontier } from '../src/frontier/redis-frontier.js';
 import { urlHash } from '../src/url/url-hash.js';
 
 const { values: a } = parseArgs({
@@ -124,13 +125,7 @@ try {
   out.left_queued = await f1.size();
   for (const f of [f1, ...four]) await f.close();
 } finally {
-  // delete the crawl's keys
-  let cursor = '0';
-  do {
-    const [next, keys] = await main.client.scan(cursor, 'MATCH', `${crawlPrefix(crawlId)}*`, 'COUNT', 10000);
-    cursor = next;
-    if (keys.length > 0) await main.client.unlink(...keys);
-  } while (cursor !== '0');
+  await deleteCrawl(main, crawlId);
   for (const c of conns) await c.close();
 }
 console.log(JSON.stringify(out, null, 2));

@@ -98,25 +98,26 @@ export class RedisFrontier implements Frontier {
 
   async intake(batch: IntakeBatch): Promise<IntakeResult> {
     const adds = batch.adds ?? [];
-    const ids: number[] = [];
-    const existingAt: number[] = [];
-    let changes = batch.changes ?? [];
-    let updates = batch.updates ?? [];
-    // adds in chunks; the changes and updates ride with the last chunk
-    for (let i = 0; i < adds.length || changes.length > 0 || updates.length > 0; i += INTAKE_CHUNK) {
-      const part = adds.slice(i, i + INTAKE_CHUNK);
+    const changes = batch.changes ?? [];
+    const updates = batch.updates ?? [];
+    // adds in chunks, sent one after the other without waiting (run in order on the server); the
+    // changes and updates ride with the last chunk
+    const calls: Promise<number[]>[] = [];
+    for (let i = 0; i === 0 || i < adds.length; i += INTAKE_CHUNK) {
       const last = i + INTAKE_CHUNK >= adds.length;
       const ch = last ? changes : [];
       const up = last ? updates : [];
-      const args: (string | number | Buffer)[] = [encodeAdds(part), ch.length, up.length];
+      if (adds.length === 0 && ch.length === 0 && up.length === 0) break;
+      const args: (string | number | Buffer)[] = [encodeAdds(adds.slice(i, i + INTAKE_CHUNK)), ch.length, up.length];
       for (const c of ch) args.push(c.id, c.hostId, opt(c.priority), opt(c.life), opt(c.state), opt(c.inlinks), opt(c.inlinkScore));
       for (const u of up) args.push(u.id, u.priority);
-      const res = (await this.conn.run('intake', (c) => c.tcIntake(this.key, ...this.base, ...args))) as number[];
-      res.forEach((id, j) => {
-        if (id < 0) existingAt.push(i + j);
-        ids.push(Math.abs(id));
-      });
-      if (last) changes = updates = [];
+      calls.push(this.conn.run('intake', (c) => c.tcIntake(this.key, ...this.base, ...args)) as Promise<number[]>);
+    }
+    const ids: number[] = [];
+    const existingAt: number[] = [];
+    for (const id of (await Promise.all(calls)).flat()) {
+      if (id < 0) existingAt.push(ids.length);
+      ids.push(Math.abs(id));
     }
     return { ids, existing: existingAt.length, existingAt };
   }
@@ -193,7 +194,7 @@ export class RedisFrontier implements Frontier {
     if (this.closed) return;
     this.closed = true;
     const now = Date.now();
-    for (const lease of [...this.mine.values()]) await this.settle(lease, { state: 'requeue', counted: false }, now);
+    await Promise.all([...this.mine.values()].map((lease) => this.settle(lease, { state: 'requeue', counted: false }, now)));
     await this.conn.run('leaving the worker registry', (c) => c.hdel(`${this.prefix}workers`, String(this.workerNo)));
   }
 }

@@ -2,9 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/frontier/frontier.js';
 import { RedisConnection } from '../../src/frontier/redis-connection.js';
+import { deleteCrawl } from '../../src/frontier/redis-crawl-keys.js';
 import { RedisFrontier } from '../../src/frontier/redis-frontier.js';
 import { urlHash } from '../../src/url/url-hash.js';
-import { deleteCrawlKeys, expireLeases, REDIS_URL } from '../helpers/redis.js';
+import { expireLeases, REDIS_URL } from '../helpers/redis.js';
 
 /**
  * The claim script against a simple model: random sequences of adds, claims, settles (done,
@@ -154,10 +155,58 @@ describe('RedisFrontier claim script (property)', () => {
             }
             expect(out.sort((a, b) => a - b)).toEqual(left);
           } finally {
-            await deleteCrawlKeys(conn, crawlId);
+            await deleteCrawl(conn, crawlId);
           }
         }),
         { numRuns: 150 },
+      );
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('never hands out two URLs of a host less than its delay apart (server clock), whoever claims', async () => {
+    const conn = await new RedisConnection(REDIS_URL).connect();
+    const DELAY = 40;
+    const LEASE = 60_000;
+    let run = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.record({ adds: fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 3 }), max: fc.integer({ min: 1, max: 3 }), client: fc.integer({ min: 0, max: 1 }), pause: fc.integer({ min: 0, max: 25 }) }), { minLength: 5, maxLength: 25 }),
+          async (steps) => {
+            const crawlId = `prop-delay-${process.pid}-${run++}`;
+            const fs = await Promise.all([0, 1].map(() => RedisFrontier.open(conn, { crawlId, delayMs: DELAY, perHostConcurrency: 1, leaseMs: LEASE })));
+            const last = new Map<string, number>();
+            try {
+              for (const st of steps) {
+                if (st.adds.length > 0) {
+                  await fs[0].intake({ adds: st.adds.map((h) => {
+                    const url = `http://d${h}.test/${run}-${Math.random()}`;
+                    return { hash: urlHash(url), url, host: `d${h}.test`, depth: 0, priority: 0, life: 1, parentId: null, anchor: null };
+                  }) });
+                }
+                const f = fs[st.client];
+                const c = await f.claim(st.max, Date.now());
+                if (c.kind === 'urls') {
+                  for (const l of c.leases) {
+                    const at = l.expiresAt - LEASE; // the server's time of the claim
+                    const prev = last.get(l.host);
+                    if (prev !== undefined) expect(at - prev).toBeGreaterThanOrEqual(DELAY);
+                    last.set(l.host, at);
+                  }
+                  await new Promise((r) => setTimeout(r, st.pause));
+                  await Promise.all(c.leases.map((l) => f.settle(l, { state: 'done' }, Date.now())));
+                } else {
+                  await new Promise((r) => setTimeout(r, st.pause));
+                }
+              }
+            } finally {
+              await deleteCrawl(conn, crawlId);
+            }
+          },
+        ),
+        { numRuns: 15 },
       );
     } finally {
       await conn.close();

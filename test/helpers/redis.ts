@@ -1,23 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { onTestFinished } from 'vitest';
 import { RedisConnection } from '../../src/frontier/redis-connection.js';
+import { deleteCrawl } from '../../src/frontier/redis-crawl-keys.js';
 import { crawlPrefix, RedisFrontier, type RedisFrontierOptions } from '../../src/frontier/redis-frontier.js';
 
 /** The Redis server of the tests: a real one on loopback (.ci/run starts one when none answers on 6379). */
 export const REDIS_URL = process.env.TOPICRAWL_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-
-/** Deletes every key of a crawl. */
-export async function deleteCrawlKeys(conn: RedisConnection, crawlId: string): Promise<number> {
-  const c = conn.client;
-  let cursor = '0';
-  let n = 0;
-  do {
-    const [next, keys] = await c.scan(cursor, 'MATCH', `${crawlPrefix(crawlId)}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) n += await c.unlink(...keys);
-  } while (cursor !== '0');
-  return n;
-}
 
 /**
  * A fresh crawl id on the test server for the current test: `connect()` gives connections (closed
@@ -29,7 +17,7 @@ export function testCrawl(name = 'test') {
   const frontiers: RedisFrontier[] = [];
   onTestFinished(async () => {
     for (const f of frontiers) await f.close().catch(() => {});
-    if (conns[0]) await deleteCrawlKeys(conns[0], crawlId);
+    if (conns[0]) await deleteCrawl(conns[0], crawlId);
     for (const c of conns) await c.close();
   });
   const connect = async () => {

@@ -9,6 +9,7 @@ redis.call('HSET', K('workers'), wno, now)
 local pages = tonumber(redis.call('GET', K('pages')) or 0)
 local queued = 0
 
+batch_begin()
 -- leases not settled in time: their URLs go back to their host's queue, their pages to the budget
 for _, m in ipairs(redis.call('ZRANGEBYSCORE', K('leases'), '-inf', now, 'LIMIT', 0, 1000)) do
   redis.call('ZREM', K('leases'), m)
@@ -25,6 +26,8 @@ end
 
 -- hosts whose time has come
 for _, hid in ipairs(redis.call('ZRANGEBYSCORE', K('sleep'), '-inf', now, 'LIMIT', 0, 1000)) do sched(hid, now) end
+batch_flush()
+batch_begin()
 
 local out = { 'urls', now }
 local n = 0
@@ -67,6 +70,7 @@ for i = 1, #tops, 2 do
     place(hid, h, now)
   end
 end
+batch_flush()
 for at = 1, #leaseArgs, 1000 do
   redis.call('ZADD', K('leases'), unpack(leaseArgs, at, math.min(#leaseArgs, at + 999)))
 end

@@ -95,8 +95,10 @@ local function in_queue(hid, id) return redis.call('ZSCORE', P .. 'q:' .. hid, i
 
 local NO_MEMBER = string.rep('\0', 10)
 
+-- The state of a host (nil if there is no such host).
 local function load_host(hid)
   local v = redis.call('GET', P .. 'h:' .. hid)
+  if not v then return nil end
   local t, f, p, own, s, w, inr, r, at = struct.unpack('>di4i4i4BBBc10', v)
   return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
     r = inr == 1 and r or '', n = string.sub(v, at), dirty = false }
@@ -121,10 +123,43 @@ local function host_id(name, cache)
   return hid
 end
 
+-- Changes of `ready` and `sleep` are gathered while a batch is open (member -> score, or false:
+-- removed; the last change of a member wins) and written by batch_flush() in a few commands.
+local BATCH = nil
+local function batch_begin() BATCH = { ready = {}, sleep = {} } end
+local function flush_set(key, changes)
+  local add, rem = {}, {}
+  for m, score in pairs(changes) do
+    if score then
+      add[#add + 1] = score
+      add[#add + 1] = m
+    else
+      rem[#rem + 1] = m
+    end
+  end
+  for at = 1, #rem, 1000 do redis.call('ZREM', key, unpack(rem, at, math.min(#rem, at + 999))) end
+  for at = 1, #add, 1000 do redis.call('ZADD', key, unpack(add, at, math.min(#add, at + 999))) end
+end
+local function batch_flush()
+  if not BATCH then return end
+  flush_set(P .. 'ready', BATCH.ready)
+  flush_set(P .. 'sleep', BATCH.sleep)
+  BATCH = nil
+end
+local function zset(which, m, score)
+  if BATCH then
+    BATCH[which][tostring(m)] = score
+  elseif score then
+    redis.call('ZADD', P .. which, score, m)
+  else
+    redis.call('ZREM', P .. which, m)
+  end
+end
+
 -- Puts a host where it belongs now: in `ready` with its best URL, in `sleep` until its time, or in
 -- neither (nothing queued, suspended, over its budget, as many leases out as it may have). Writes
--- the host's f, p, t when `h.dirty`, and its place (`h.popped`: it was taken off `ready` already,
--- its stored r is stale).
+-- the host's state when it changed (`h.dirty`: f, p or t did; `h.popped`: it was taken off `ready`
+-- already, its stored r is stale).
 local function place(hid, h, now)
   local nr, sleeping, score = '', false, nil
   if not h.s and h.f < CONC and (MAXHOST == 0 or h.p < MAXHOST) then
@@ -134,14 +169,14 @@ local function place(hid, h, now)
     end
   end
   -- (the score of an unchanged member is set again: its URL's priority may have changed)
-  if nr ~= '' then redis.call('ZADD', P .. 'ready', score, nr) end
+  if nr ~= '' then zset('ready', nr, score) end
   if nr == h.r and sleeping == h.w and not (sleeping and h.dirty) and not h.popped then
     if h.dirty then save_host(hid, h) end
     return
   end
-  if h.r ~= '' and h.r ~= nr then redis.call('ZREM', P .. 'ready', h.r) end
-  if sleeping then redis.call('ZADD', P .. 'sleep', h.t, hid)
-  elseif h.w then redis.call('ZREM', P .. 'sleep', hid) end
+  if h.r ~= '' and h.r ~= nr then zset('ready', h.r, false) end
+  if sleeping then zset('sleep', hid, h.t)
+  elseif h.w then zset('sleep', hid, false) end
   h.r, h.w, h.dirty, h.popped = nr, sleeping, false, false
   save_host(hid, h)
 end

@@ -16,6 +16,7 @@ if op == 'worker' then
 end
 local hid = tonumber(ARGV[7])
 local h = load_host(hid)
+if not h then return redis.error_reply('ERR no host ' .. tostring(ARGV[7]) .. ' in this crawl') end
 if op == 'delay' then
   h.own = tonumber(ARGV[8])
   save_host(hid, h)

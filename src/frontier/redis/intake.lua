@@ -13,6 +13,7 @@ local out = {}
 local nextId = tonumber(redis.call('GET', K('seq')) or 0) + 1
 local firstId = nextId
 local queued = 0
+local ixw, qw = {}, {}
 local at = 1
 while at <= #adds do
   local hash, depth, prio, life, hops, parent, inl, inlScore, state, hl, ul, al, pos =
@@ -32,9 +33,23 @@ while at <= #adds do
   local r = { id, state, depth, life, prio, hops, parent, anchor, inl, inlScore, rest, scheme }
   if redis.call('HSETNX', K('u:' .. hid), hash, cmsgpack.pack(r)) == 1 then
     nextId = nextId + 1
-    ix_put(id, hid, hash)
+    -- the id index and the queues are written after the loop, a bucket or a host at a time
+    local b = math.floor(id / 128)
+    local ix = ixw[b]
+    if not ix then
+      ix = {}
+      ixw[b] = ix
+    end
+    ix[#ix + 1] = id % 128
+    ix[#ix + 1] = hidkey(hid) .. hash
     if state == QUEUED then
-      requeue(hid, r)
+      local q = qw[hid]
+      if not q then
+        q = {}
+        qw[hid] = q
+      end
+      q[#q + 1] = -prio
+      q[#q + 1] = idkey(id)
       queued = queued + 1
       touched[hid] = true
     end
@@ -42,6 +57,10 @@ while at <= #adds do
   else
     out[#out + 1] = -rec_get(hid, hash)[1]
   end
+end
+for b, ix in pairs(ixw) do redis.call('HSET', K('ix:' .. b), unpack(ix)) end
+for hid, q in pairs(qw) do
+  for i = 1, #q, 1000 do redis.call('ZADD', K('q:' .. hid), unpack(q, i, math.min(#q, i + 999))) end
 end
 if nextId > firstId then redis.call('SET', K('seq'), nextId - 1) end
 
@@ -89,5 +108,7 @@ for _ = 1, nUpdates do
 end
 
 if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
+batch_begin()
 for hid in pairs(touched) do sched(hid, now) end
+batch_flush()
 return out

@@ -25,6 +25,7 @@ for at = 1, #members, 1000 do
   end
   if #gone > 0 then redis.call('ZREM', K('leases'), unpack(gone)) end
 end
+batch_begin()
 for i, m in ipairs(members) do
   local hash, done, counted, defer = struct.unpack('>c16BBd', blob, (i - 1) * 42 + 17)
   local hid, id = lease_parse(m)
@@ -63,6 +64,7 @@ for i, m in ipairs(members) do
   end
   out[#out + 1] = ok
 end
+batch_flush()
 if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
 if pages ~= 0 then redis.call('INCRBY', K('pages'), pages) end
 return out
