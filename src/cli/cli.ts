@@ -25,10 +25,11 @@ export interface CliIo {
   stdin?: Readable;
 }
 
-/** The exit code for an error: 2 for user errors, 130 for Ctrl-C (E_INTERRUPTED), 1 otherwise. */
+/** The exit code for an error: 2 for user errors, 130 for Ctrl-C (E_INTERRUPTED), 1 otherwise (E_STORE and E_REDIS included). */
 export function exitCodeOf(err: unknown): number {
   if (err instanceof TopicrawlError && err.code === 'E_INTERRUPTED') return 130;
-  return err instanceof TopicrawlError && err.fatal && err.code !== 'E_STORE' ? 2 : 1;
+  // a store or a shared frontier that fails is not the user's mistake
+  return err instanceof TopicrawlError && err.fatal && err.code !== 'E_STORE' && err.code !== 'E_REDIS' ? 2 : 1;
 }
 
 /** The one-line message for an error, never a stack trace (unless TOPICRAWL_DEBUG is set). */

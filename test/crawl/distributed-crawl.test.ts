@@ -11,7 +11,8 @@ import { labelHarvest } from '../../src/eval/label-harvest.js';
 import { loadCorpus } from '../../src/eval/corpus.js';
 import type { TopicInput } from '../../src/topic/topic-schema.js';
 import { startCli, runCliProcess } from '../helpers/cli-process.js';
-import { deleteCrawlKeys, REDIS_URL } from '../helpers/redis.js';
+import { deleteCrawl } from '../../src/frontier/redis-crawl-keys.js';
+import { REDIS_URL } from '../helpers/redis.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
 
 /**
@@ -49,7 +50,7 @@ describe('a crawl shared by worker processes on Redis', () => {
   }, 60_000);
 
   afterAll(async () => {
-    for (const id of crawlIds) await deleteCrawlKeys(conn, id);
+    for (const id of crawlIds) await deleteCrawl(conn, id);
     await conn?.close();
     await server?.close();
   });
