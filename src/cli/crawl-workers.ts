@@ -40,7 +40,7 @@ export async function runCrawlWorkers(args: CrawlArgs, config: Config, out: { lo
     ...(args.fresh ? ['--fresh'] : []),
     ...(args.set ?? []).flatMap((s) => ['--set', s]),
     ...resolve.flatMap((r) => ['--resolve', r]),
-    ...(args.corpus ? ['--mapped-only'] : []),
+    ...(args.corpus || args.mappedOnly ? ['--mapped-only'] : []),
   ];
   const bus = new TypedEmitter<CrawlEvents>();
   const latest = new Map<number, ProgressSnapshot>();
