@@ -21,6 +21,7 @@ import { RedisConnection } from '../src/frontier/redis-connection.js';
 import { deleteCrawl } from '../src/frontier/redis-crawl-keys.js';
 import { RedisFrontier } from '../src/frontier/redis-frontier.js';
 import { urlHash } from '../src/url/url-hash.js';
+import { mulberry32 } from '../src/eval/prng.js';
 
 const { values: a } = parseArgs({
   options: {
@@ -38,18 +39,8 @@ const CLAIM = Number(a['claim-batch']);
 const crawlId = `bench-${process.pid}-${Date.now()}`;
 const perSec = (n: number, ms: number) => Math.round(n / (ms / 1000));
 
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = prng(1);
+const rng = mulberry32(1);
+const rand = () => rng.next();
 function makeUrl(i: number): NewUrl {
   const host = `h${Math.floor(H * rand())}.bench.test`;
   const url = `http://${host}/p/${i}.html`;

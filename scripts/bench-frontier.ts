@@ -30,6 +30,7 @@ import type { FrontierItem, NewUrl } from '../src/frontier/frontier.js';
 import { SqliteFrontier } from '../src/frontier/sqlite-frontier.js';
 import { SqliteStore, UrlState } from '../src/store/sqlite-store.js';
 import { urlHash } from '../src/url/url-hash.js';
+import { mulberry32 } from '../src/eval/prng.js';
 
 const { values: a } = parseArgs({
   options: {
@@ -83,18 +84,8 @@ function trace(phase: string, figures: unknown): void {
 /** Thrown to stop after a phase (--enqueue-only). */
 class Done extends Error {}
 
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = prng(1);
+const rng = mulberry32(1);
+const rand = () => rng.next();
 function makeUrl(i: number): NewUrl {
   const u = rand();
   const k = Math.floor(H * u * u);
