@@ -3,6 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CrawlSummary } from '../crawl/crawler.js';
 import { TopicrawlError } from '../errors.js';
+import { crawlTotals } from '../store/crawl-report.js';
+import { openCrawl } from '../store/segments.js';
 import { TypedEmitter, type CrawlEvents, type ProgressSnapshot } from '../events.js';
 import { startCorpusServer, type CorpusServer } from '../eval/corpus-server.js';
 import type { Config } from '../topic/config.js';
@@ -71,7 +73,7 @@ export async function runCrawlWorkers(args: CrawlArgs, config: Config, out: { lo
     const failed = results.find((r) => r.code !== 0);
     if (failed) throw new TopicrawlError(failed.code === 2 ? 'E_CONFIG' : 'E_INTERNAL', `worker ${failed.worker}: ${lastLine(failed.stderr) ?? `exited with code ${failed.code}`}`);
     const summaries = results.map((r) => (JSON.parse(r.stdout) as CrawlSummary));
-    const summary = combine(summaries, dir);
+    const summary = withTotals(combine(summaries, dir), summaries.map((s) => s.db));
     stopProgress();
     if (args.json) out.log(JSON.stringify({ ...summary, workers: summaries }, null, 2));
     else {
@@ -111,7 +113,21 @@ export function sumProgress(xs: ProgressSnapshot[]): ProgressSnapshot {
   };
 }
 
-/** One summary of the workers' summaries: their segments' totals summed (each page is in one segment). */
+/**
+ * The crawl's figures from its segments merged as `stats` reads them: a page two workers recorded
+ * (a lease that expired while its first holder was still at it) counts once.
+ */
+function withTotals(s: CrawlSummary, segments: string[]): CrawlSummary {
+  const c = openCrawl(segments);
+  try {
+    const t = crawlTotals(c.db);
+    return { ...s, fetched: t.fetched, relevant: t.relevant, harvest: t.harvest, errors: t.errors, bytes: t.bytes, pruned: t.pruned, known: t.known };
+  } finally {
+    c.close();
+  }
+}
+
+/** One summary of the workers' summaries: counts summed, rates summed, the shared frontier's size as last reported. */
 export function combine(xs: CrawlSummary[], dir: string): CrawlSummary {
   const sum = (k: keyof CrawlSummary) => xs.reduce((s, x) => s + (x[k] as number), 0);
   const fetched = sum('fetched');

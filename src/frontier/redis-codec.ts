@@ -1,5 +1,16 @@
 import type { Lease, NewUrl } from './frontier.js';
 import { UrlState } from './url-state.js';
+import { TopicrawlError } from '../errors.js';
+
+/**
+ * A priority as the scripts take it: Redis refuses a score that is not a number, or so small that
+ * parsing it underflows (a subnormal double: ERANGE), so those are refused here with the value, and
+ * subnormals are 0 (the order among them is lost; no strategy gives such priorities on purpose).
+ */
+export function redisScore(p: number): number {
+  if (!Number.isFinite(p)) throw new TopicrawlError('E_INTERNAL', `a priority that is not a finite number (${p}) cannot go to the shared frontier`);
+  return Math.abs(p) < 2.2250738585072014e-308 ? 0 : p;
+}
 
 /** Encodes adds as one string for the intake script (layout in redis/intake.lua). */
 export function encodeAdds(adds: readonly NewUrl[]): Buffer {
@@ -11,7 +22,7 @@ export function encodeAdds(adds: readonly NewUrl[]): Buffer {
     const head = Buffer.allocUnsafe(16 + 7 * 8 + 1 + 2 + 2 + 4);
     u.hash.copy(head, 0, 0, 16);
     let o = 16;
-    for (const v of [u.depth, u.priority, u.life, u.hops ?? 0, u.parentId ?? 0, u.inlinks ?? 0, u.inlinkScore ?? 0]) o = head.writeDoubleBE(v, o);
+    for (const v of [u.depth, redisScore(u.priority), u.life, u.hops ?? 0, u.parentId ?? 0, u.inlinks ?? 0, u.inlinkScore ?? 0]) o = head.writeDoubleBE(v, o);
     o = head.writeUInt8(u.state ?? UrlState.QUEUED, o);
     o = head.writeUInt16BE(host.length, o);
     o = head.writeUInt16BE(url.length, o);

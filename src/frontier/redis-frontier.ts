@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { TopicrawlError } from '../errors.js';
 import type { Claim, Frontier, IntakeBatch, IntakeResult, KnownUrl, Lease, Settlement, UrlKey } from './frontier.js';
-import { decodeLease, encodeAdds, encodeSettle } from './redis-codec.js';
+import { decodeLease, encodeAdds, encodeSettle, redisScore } from './redis-codec.js';
 import type { RedisConnection } from './redis-connection.js';
 import { UrlState } from './url-state.js';
 
@@ -109,8 +109,8 @@ export class RedisFrontier implements Frontier {
       const up = last ? updates : [];
       if (adds.length === 0 && ch.length === 0 && up.length === 0) break;
       const args: (string | number | Buffer)[] = [encodeAdds(adds.slice(i, i + INTAKE_CHUNK)), ch.length, up.length];
-      for (const c of ch) args.push(c.id, c.hostId, opt(c.priority), opt(c.life), opt(c.state), opt(c.inlinks), opt(c.inlinkScore));
-      for (const u of up) args.push(u.id, u.priority);
+      for (const c of ch) args.push(c.id, c.hostId, c.priority === undefined ? '' : redisScore(c.priority), opt(c.life), opt(c.state), opt(c.inlinks), opt(c.inlinkScore));
+      for (const u of up) args.push(u.id, redisScore(u.priority));
       calls.push(this.conn.run('intake', (c) => c.tcIntake(this.key, ...this.base, ...args)) as Promise<number[]>);
     }
     const ids: number[] = [];

@@ -92,7 +92,12 @@ export class DirectoryYield {
     const out: PriorityUpdate[] = [];
     for (const d of this.dirty) {
       const f = this.applied[d];
-      for (let id = this.head[d]; id; id = this.next.get(id)) out.push({ id, priority: this.base.get(id) * f });
+      for (let id = this.head[d]; id; id = this.next.get(id)) {
+        // a priority that is not a number is never handed on: the shared frontier refuses it (seen once
+        // there under load, cause not found); the URL keeps the priority it has
+        const priority = this.base.get(id) * f;
+        if (Number.isFinite(priority)) out.push({ id, priority });
+      }
     }
     this.dirty.clear();
     return out;

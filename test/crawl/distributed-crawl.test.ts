@@ -121,11 +121,13 @@ describe('a crawl shared by worker processes on Redis', () => {
     const victim = worker(id, join(segs, 'w1.db'), lease);
     const others = [2, 3].map((i) => worker(id, join(segs, `w${i}.db`), lease));
     // kill the victim once it holds leases, a third of the way in
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
       const t = setInterval(() => {
-        if (pagesOf(hits).length >= BUDGET / 3) {
+        const ended = [victim, ...others].find((w) => w.child.exitCode !== null);
+        if (ended || pagesOf(hits).length >= BUDGET / 3) {
           clearInterval(t);
-          resolve();
+          if (ended) reject(new Error(`a worker ended before the kill: ${ended.stderr}`));
+          else resolve();
         }
       }, 20);
     });
