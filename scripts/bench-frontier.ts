@@ -33,7 +33,8 @@
  * Prints one JSON object. Peak RSS: sampled every batch and process.resourceUsage().maxRSS. Run with
  * `npx tsx --expose-gc …` to also get the live V8 heap after each phase (a full GC at phase ends).
  * BENCH_TRACE=1 prints progress of the enqueue phase on stderr; BENCH_PRAGMAS='a=1;b=2' sets SQLite
- * pragmas on the connection, for experiments (not the product's settings).
+ * pragmas on the connection, BENCH_COMMIT_EVERY=n the group commit's transactions per group (with
+ * --door; SqliteStore's commitEveryPages, 64), for experiments (not the product's settings).
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -122,7 +123,11 @@ function makeUrl(i: number): NewUrl {
 // every store.transaction commits; WAL checkpoints in a background thread as the crawl does (--checkpoint inline: SQLite's own)
 // --door: the crawl's group commit (SqliteStore's defaults)
 const DOOR = a.door;
-const store = new SqliteStore(dbPath, { commitEveryMs: DOOR ? undefined : 0, backgroundCheckpoint: a.checkpoint !== 'inline' });
+const store = new SqliteStore(dbPath, {
+  commitEveryMs: DOOR ? undefined : 0,
+  commitEveryPages: process.env.BENCH_COMMIT_EVERY ? Number(process.env.BENCH_COMMIT_EVERY) : undefined,
+  backgroundCheckpoint: a.checkpoint !== 'inline',
+});
 for (const p of (process.env.BENCH_PRAGMAS ?? '').split(';').filter(Boolean)) store.db.pragma(p);
 const out: Record<string, unknown> = {
   command: `npx tsx ${'gc' in globalThis ? '--expose-gc ' : ''}scripts/bench-frontier.ts ${process.argv.slice(2).join(' ')}`.trim(),

@@ -24,26 +24,36 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_FIELDS, compare, extractJson, renderTable, splitArgs } from './bench-compare.js';
 
-const argv = process.argv.slice(2);
-const dash = argv.indexOf('--');
-const { values: a } = parseArgs({
-  args: dash < 0 ? argv : argv.slice(0, dash),
-  options: {
-    base: { type: 'string' },
-    script: { type: 'string' },
-    rounds: { type: 'string', default: '3' },
-    fields: { type: 'string' },
-    'base-args': { type: 'string' },
-    'keep-worktree': { type: 'boolean', default: false },
-  },
-});
-const scriptArgs = dash < 0 ? [] : argv.slice(dash + 1);
-const baseArgs = a['base-args'] === undefined ? scriptArgs : splitArgs(a['base-args']);
-
 function fail(msg: string): never {
   process.stderr.write(`bench-versus: ${msg}\n`);
   process.exit(1);
 }
+
+const argv = process.argv.slice(2);
+const dash = argv.indexOf('--');
+const own = dash < 0 ? argv : argv.slice(0, dash);
+// `--base-args "--urls 10"`: a value that starts with a dash is still the value
+const bi = own.indexOf('--base-args');
+if (bi >= 0 && bi + 1 < own.length) own.splice(bi, 2, `--base-args=${own[bi + 1]}`);
+let parsed;
+try {
+  parsed = parseArgs({
+    args: own,
+    options: {
+      base: { type: 'string' },
+      script: { type: 'string' },
+      rounds: { type: 'string', default: '3' },
+      fields: { type: 'string' },
+      'base-args': { type: 'string' },
+      'keep-worktree': { type: 'boolean', default: false },
+    },
+  });
+} catch (err) {
+  fail((err as Error).message);
+}
+const a = parsed.values;
+const scriptArgs = dash < 0 ? [] : argv.slice(dash + 1);
+const baseArgs = a['base-args'] === undefined ? scriptArgs : splitArgs(a['base-args']);
 
 if (!a.base || !a.script) fail('usage: bench-versus.ts --base <commit> --script <scripts/x.ts> [--rounds 3] [--fields a.b,c] [--base-args "..."] -- <args>');
 const rounds = Number(a.rounds);
