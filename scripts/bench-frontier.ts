@@ -40,9 +40,8 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { EmbeddedFrontier } from '../src/frontier/embedded-frontier.js';
-import type { FrontierItem, Lease, NewUrl, UrlKey } from '../src/frontier/frontier.js';
-import type { CrawlFileStore } from '../src/store/crawl-file-store.js';
+import type { FrontierItem, NewUrl, UrlKey } from '../src/frontier/frontier.js';
+import type { DoorBench } from './bench-frontier-door.js';
 import { SqliteFrontier } from '../src/frontier/sqlite-frontier.js';
 import { SqliteStore, UrlState } from '../src/store/sqlite-store.js';
 import { urlHash } from '../src/url/url-hash.js';
@@ -136,27 +135,12 @@ const out: Record<string, unknown> = {
 };
 let frontier!: SqliteFrontier;
 // --door: the doors, loaded only then (the default path runs the same modules as before issue 13)
-let door: EmbeddedFrontier | null = null;
-let pages: CrawlFileStore | null = null;
-const doors = DOOR
-  ? {
-      EmbeddedFrontier: (await import('../src/frontier/embedded-frontier.js')).EmbeddedFrontier,
-      CrawlFileStore: (await import('../src/store/crawl-file-store.js')).CrawlFileStore,
-      recordedUrl: (await import('../src/crawl/page-processor.js')).recordedUrl,
-    }
-  : null;
-/** The frontier door on the SqliteFrontier, as openCrawlState builds it (budget unlimited here). */
-const openDoor = (local: SqliteFrontier) =>
-  new doors!.EmbeddedFrontier(local, { maxPages: Infinity, maxPagesPerHost: Infinity, counted: 0, hostCounted: new Map() }, (fn) => store.transaction(fn));
-/** Lets timers run (the store's group commit), as a crawl's event loop does between pages. */
-const yieldToTimers = () => new Promise<void>((resolve) => setImmediate(resolve));
+const doorModule = DOOR ? await import('./bench-frontier-door.js') : null;
+let door: DoorBench | null = null;
 try {
   // 1. enqueue
   frontier = new SqliteFrontier(store.db, { delayMs: 1000, perHostConcurrency: 1, queueCacheMb: QCACHE });
-  if (DOOR) {
-    door = openDoor(frontier);
-    pages = new doors!.CrawlFileStore(store);
-  }
+  if (doorModule) door = new doorModule.DoorBench(store, frontier);
   let genMs = 0;
   let addMs = 0;
   const LOOK = Math.min(200_000, N);
@@ -176,8 +160,8 @@ try {
     const t0 = performance.now();
     genMs += t0 - g0;
     if (door) {
-      await door.intake({ adds: batch });
-      await yieldToTimers();
+      await door.frontier.intake({ adds: batch });
+      await doorModule!.yieldToTimers();
     } else store.transaction(() => frontier.add(batch));
     addMs += performance.now() - t0;
     sampleRss();
@@ -205,7 +189,7 @@ try {
         ...unknown.map((hash) => ({ hash, host: 'new.bench.test' })),
       ];
       l0 = performance.now();
-      for (let i = 0; i < keys.length; i += 64) found += (await door.known(keys.slice(i, i + 64))).size;
+      for (let i = 0; i < keys.length; i += 64) found += (await door.frontier.known(keys.slice(i, i + 64))).size;
     } else for (const hs of [known, unknown]) for (let i = 0; i < hs.length; i += 64) found += frontier.lookup(hs.slice(i, i + 64)).size;
     const lookMs = performance.now() - l0;
     out.lookup = { hashes_per_s: perSec(known.length + unknown.length, lookMs), known: known.length, found };
@@ -252,43 +236,11 @@ try {
     return now;
   }
 
-  // --door: the same loop through claim, recordPage and settle
-  const leases: Lease[] = [];
-  async function recordThroughDoors(lease: Lease, now: number): Promise<void> {
-    await pages!.recordPage({
-      url: doors!.recordedUrl(lease), state: UrlState.FETCHED, status: 200, error: null, note: null, relevance: 0.5, relevant: false,
-      contentHash: null, fetchedAt: now, response: null, links: [], hostCounts: null,
-    });
-    await door!.settle(lease, { state: 'done' }, now);
-  }
+  /** --door: the same loop through claim, recordPage and settle (bench-frontier-door.ts). */
   async function doorLoop(now: number, stop: (now: number) => boolean): Promise<number> {
-    let done = false;
-    while (!done) {
-      for (let n = 0; n < DQ_BATCH; ) {
-        if (stop(now)) {
-          done = true;
-          break;
-        }
-        const c = await door!.claim(IN_FLIGHT - leases.length, now);
-        if (c.kind === 'urls') {
-          leases.push(...c.leases);
-          dequeued += c.leases.length;
-          n += c.leases.length;
-          if (leases.length >= IN_FLIGHT) await recordThroughDoors(leases.shift()!, now);
-          continue;
-        }
-        if (leases.length > 0) await recordThroughDoors(leases.shift()!, now);
-        else if (c.kind === 'wait') now = c.until;
-        else {
-          done = true;
-          break;
-        }
-      }
-      await yieldToTimers();
-      sampleRss();
-    }
-    while (leases.length > 0) await recordThroughDoors(leases.shift()!, now);
-    return now;
+    const r = await door!.loop({ now, stop, inFlight: IN_FLIGHT, batch: DQ_BATCH, afterBatch: sampleRss });
+    dequeued += r.dequeued;
+    return r.now;
   }
 
   // 3. delayed: 1 s per host, simulated clock
@@ -303,14 +255,11 @@ try {
   // 4. reopen with delay 0
   frontier.close(); // what a stopped crawl does; a resumed one is a new process, so the old frontier's memory goes
   frontier = undefined as unknown as SqliteFrontier;
-  if (DOOR) {
-    store.commit(); // a stopped crawl's store commits its last group on close
-    door = null;
-  }
+  if (DOOR) store.commit(); // a stopped crawl's store commits its last group on close
   (globalThis as { gc?: () => void }).gc?.();
   const r0 = performance.now();
   frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1, queueCacheMb: QCACHE });
-  if (DOOR) door = openDoor(frontier);
+  door?.reopen(frontier);
   out.reopen = { seconds: +((performance.now() - r0) / 1000).toFixed(2), queued: frontier.size(), frontier_memory: frontier.memoryStats() };
   trace('reopen', out.reopen);
   sampleRss();
