@@ -146,7 +146,8 @@ try {
   const LOOK = Math.min(200_000, N);
   const stride = Math.max(1, Math.floor(N / LOOK));
   const known: Buffer[] = []; // a sample of enqueued hashes, for the lookup phase
-  const knownHosts: string[] = []; // --door: their hosts (the door's lookup takes them)
+  const knownHosts: string[] = []; // --door: their hosts (the door's lookup takes them), one string per host
+  const hostNames = new Map<string, string>();
   for (let i = 0; i < N; i += BATCH) {
     const g0 = performance.now();
     const batch: NewUrl[] = [];
@@ -154,7 +155,10 @@ try {
       batch.push(makeUrl(j));
       if (j % stride === 0 && known.length < LOOK) {
         known.push(batch[batch.length - 1].hash);
-        if (DOOR) knownHosts.push(batch[batch.length - 1].host);
+        if (DOOR) {
+          const host = batch[batch.length - 1].host;
+          knownHosts.push(hostNames.get(host) ?? (hostNames.set(host, host), host));
+        }
       }
     }
     const t0 = performance.now();
