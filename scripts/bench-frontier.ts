@@ -4,7 +4,7 @@
  *
  *   npx tsx scripts/bench-frontier.ts [--urls 10000000] [--hosts 100000] [--batch 10000] [--db FILE]
  *                                     [--dequeue-batch 1000] [--in-flight 64] [--delay-seconds 5] [--enqueue-only] [--keep]
- *                                     [--checkpoint background|inline]
+ *                                     [--checkpoint background|inline] [--door]
  *
  * Phases, each timed on its own:
  * 1. enqueue: URLs `http://h<k>.bench.test/p/<i>.html` from a fixed PRNG (host k skewed: k = ⌊H·u²⌋,
@@ -17,16 +17,31 @@
  * 4. reopen: a new frontier on the same file (what a resumed crawl does), delay 0.
  * 5. drain: everything left, `next(now)` + `recordOutcome` + `release(item, now)` with up to
  *    `--in-flight` URLs handed out at once, one transaction per `--dequeue-batch` dequeues.
+ *
+ * --door: the phases go through the doors the crawl uses since issue 13, as openCrawlState builds
+ * them (EmbeddedFrontier on the SqliteFrontier, its writes in the store's transaction; CrawlFileStore;
+ * the store with the crawl's group commit, 50 ms or 64 transactions): enqueue is
+ * `await frontier.intake({adds: batch})` per batch, lookup `await frontier.known(keys)`, and the
+ * dequeue loops (delayed, drain) `await frontier.claim(room, now)` with room = `--in-flight` minus
+ * the leases held, then per URL `await store.recordPage(...)` (recordedUrl as the crawl builds it;
+ * outcome only, no response, links or host counts: the same rows as the default path) and
+ * `await frontier.settle(lease, {state: 'done'}, now)`. The loop yields to the event loop once per
+ * batch (`--batch` adds, `--dequeue-batch` dequeues; timed) so that the group-commit timer runs as
+ * in a crawl. Budget unlimited. Without --door the script is what it was before issue 13, so an
+ * old commit and a new one compare like for like (scripts/bench-versus.ts).
+ *
  * Prints one JSON object. Peak RSS: sampled every batch and process.resourceUsage().maxRSS. Run with
  * `npx tsx --expose-gc …` to also get the live V8 heap after each phase (a full GC at phase ends).
  * BENCH_TRACE=1 prints progress of the enqueue phase on stderr; BENCH_PRAGMAS='a=1;b=2' sets SQLite
- * pragmas on the connection, for experiments (not the product's settings).
+ * pragmas on the connection, BENCH_COMMIT_EVERY=n the group commit's transactions per group (with
+ * --door; SqliteStore's commitEveryPages, 64), for experiments (not the product's settings).
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { FrontierItem, NewUrl } from '../src/frontier/frontier.js';
+import type { FrontierItem, NewUrl, UrlKey } from '../src/frontier/frontier.js';
+import type { DoorBench } from './bench-frontier-door.js';
 import { SqliteFrontier } from '../src/frontier/sqlite-frontier.js';
 import { SqliteStore, UrlState } from '../src/store/sqlite-store.js';
 import { urlHash } from '../src/url/url-hash.js';
@@ -44,6 +59,7 @@ const { values: a } = parseArgs({
     keep: { type: 'boolean', default: false },
     'enqueue-only': { type: 'boolean', default: false },
     checkpoint: { type: 'string', default: 'background' },
+    door: { type: 'boolean', default: false },
   },
 });
 const N = Number(a.urls);
@@ -95,31 +111,53 @@ function makeUrl(i: number): NewUrl {
 }
 
 // every store.transaction commits; WAL checkpoints in a background thread as the crawl does (--checkpoint inline: SQLite's own)
-const store = new SqliteStore(dbPath, { commitEveryMs: 0, backgroundCheckpoint: a.checkpoint !== 'inline' });
+// --door: the crawl's group commit (SqliteStore's defaults)
+const DOOR = a.door;
+const store = new SqliteStore(dbPath, {
+  commitEveryMs: DOOR ? undefined : 0,
+  commitEveryPages: process.env.BENCH_COMMIT_EVERY ? Number(process.env.BENCH_COMMIT_EVERY) : undefined,
+  backgroundCheckpoint: a.checkpoint !== 'inline',
+});
 for (const p of (process.env.BENCH_PRAGMAS ?? '').split(';').filter(Boolean)) store.db.pragma(p);
 const out: Record<string, unknown> = {
   command: `npx tsx ${'gc' in globalThis ? '--expose-gc ' : ''}scripts/bench-frontier.ts ${process.argv.slice(2).join(' ')}`.trim(),
   urls: N, hosts: H, batch: BATCH,
+  ...(DOOR ? { door: true } : {}),
 };
 let frontier!: SqliteFrontier;
+// --door: the doors, loaded only then (the default path runs the same modules as before issue 13)
+const doorModule = DOOR ? await import('./bench-frontier-door.js') : null;
+let door: DoorBench | null = null;
 try {
   // 1. enqueue
   frontier = new SqliteFrontier(store.db, { delayMs: 1000, perHostConcurrency: 1, queueCacheMb: QCACHE });
+  if (doorModule) door = new doorModule.DoorBench(store, frontier);
   let genMs = 0;
   let addMs = 0;
   const LOOK = Math.min(200_000, N);
   const stride = Math.max(1, Math.floor(N / LOOK));
   const known: Buffer[] = []; // a sample of enqueued hashes, for the lookup phase
+  const knownHosts: string[] = []; // --door: their hosts (the door's lookup takes them), one string per host
+  const hostNames = new Map<string, string>();
   for (let i = 0; i < N; i += BATCH) {
     const g0 = performance.now();
     const batch: NewUrl[] = [];
     for (let j = i; j < Math.min(N, i + BATCH); j++) {
       batch.push(makeUrl(j));
-      if (j % stride === 0 && known.length < LOOK) known.push(batch[batch.length - 1].hash);
+      if (j % stride === 0 && known.length < LOOK) {
+        known.push(batch[batch.length - 1].hash);
+        if (DOOR) {
+          const host = batch[batch.length - 1].host;
+          knownHosts.push(hostNames.get(host) ?? (hostNames.set(host, host), host));
+        }
+      }
     }
     const t0 = performance.now();
     genMs += t0 - g0;
-    store.transaction(() => frontier.add(batch));
+    if (door) {
+      await door.frontier.intake({ adds: batch });
+      await doorModule!.yieldToTimers();
+    } else store.transaction(() => frontier.add(batch));
     addMs += performance.now() - t0;
     sampleRss();
     if (process.env.BENCH_TRACE && (i / BATCH) % 10 === 0) {
@@ -140,11 +178,21 @@ try {
     const unknown = Array.from({ length: LOOK }, (_, i) => urlHash(`http://new.bench.test/${i}`));
     const l0 = performance.now();
     let found = 0;
-    for (const hs of [known, unknown]) for (let i = 0; i < hs.length; i += 64) found += frontier.lookup(hs.slice(i, i + 64)).size;
+    if (door) {
+      // the keys made per chunk, as link intake makes them per page
+      const hostOf = (hs: Buffer[], i: number) => (hs === known ? knownHosts[i] : 'new.bench.test');
+      for (const hs of [known, unknown]) {
+        for (let i = 0; i < hs.length; i += 64) {
+          const keys: UrlKey[] = hs.slice(i, i + 64).map((hash, k) => ({ hash, host: hostOf(hs, i + k) }));
+          found += (await door.frontier.known(keys)).size;
+        }
+      }
+    } else for (const hs of [known, unknown]) for (let i = 0; i < hs.length; i += 64) found += frontier.lookup(hs.slice(i, i + 64)).size;
     const lookMs = performance.now() - l0;
     out.lookup = { hashes_per_s: perSec(known.length + unknown.length, lookMs), known: known.length, found };
   trace('lookup', out.lookup);
     known.length = 0;
+    knownHosts.length = 0;
   }
 
   // the dequeue loop: up to IN_FLIGHT handed out, each recorded then released, DQ_BATCH per transaction
@@ -185,10 +233,18 @@ try {
     return now;
   }
 
+  /** --door: the same loop through claim, recordPage and settle (bench-frontier-door.ts). */
+  async function doorLoop(now: number, stop: (now: number) => boolean): Promise<number> {
+    const r = await door!.loop({ now, stop, inFlight: IN_FLIGHT, batch: DQ_BATCH, afterBatch: sampleRss });
+    dequeued += r.dequeued;
+    return r.now;
+  }
+
   // 3. delayed: 1 s per host, simulated clock
   const T0 = 1_000_000;
   let d0 = performance.now();
-  dequeueLoop(T0, (now) => now >= T0 + DELAY_S * 1000);
+  if (DOOR) await doorLoop(T0, (now) => now >= T0 + DELAY_S * 1000);
+  else dequeueLoop(T0, (now) => now >= T0 + DELAY_S * 1000);
   let ms = performance.now() - d0;
   out.delayed = { delay_ms: 1000, simulated_seconds: DELAY_S, dequeued, dequeues_per_s: perSec(dequeued, ms), seconds: +(ms / 1000).toFixed(1), memory: memory() };
   trace('delayed', out.delayed);
@@ -196,9 +252,11 @@ try {
   // 4. reopen with delay 0
   frontier.close(); // what a stopped crawl does; a resumed one is a new process, so the old frontier's memory goes
   frontier = undefined as unknown as SqliteFrontier;
+  if (DOOR) store.commit(); // a stopped crawl's store commits its last group on close
   (globalThis as { gc?: () => void }).gc?.();
   const r0 = performance.now();
   frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1, queueCacheMb: QCACHE });
+  door?.reopen(frontier);
   out.reopen = { seconds: +((performance.now() - r0) / 1000).toFixed(2), queued: frontier.size(), frontier_memory: frontier.memoryStats() };
   trace('reopen', out.reopen);
   sampleRss();
@@ -206,7 +264,8 @@ try {
   // 5. drain
   const before = dequeued;
   d0 = performance.now();
-  dequeueLoop(T0 + DELAY_S * 1000, () => false);
+  if (DOOR) await doorLoop(T0 + DELAY_S * 1000, () => false);
+  else dequeueLoop(T0 + DELAY_S * 1000, () => false);
   ms = performance.now() - d0;
   out.drain = {
     dequeued: dequeued - before, dequeues_per_s: perSec(dequeued - before, ms), seconds: +(ms / 1000).toFixed(1),
