@@ -34,7 +34,7 @@ export class DoorBench {
   /** As openCrawlState builds it, with an unlimited budget. */
   private open(local: SqliteFrontier): EmbeddedFrontier {
     return new EmbeddedFrontier(local, { maxPages: Infinity, maxPagesPerHost: Infinity, counted: 0, hostCounted: new Map() }, (fn) =>
-      this.file.transaction(fn),
+      this.file.transaction(fn, false),
     );
   }
 

@@ -108,12 +108,11 @@ export class EmbeddedFrontier implements Frontier {
   }
 
   async settle(lease: Lease, how: Settlement, now: number): Promise<boolean> {
-    this.write(() => {
-      if (how.state === 'requeue') this.local.requeue(lease);
-      if (how.deferUntil !== undefined) this.local.deferHost(lease.hostId, how.deferUntil);
-      if (how.counted === false) this.count(lease.hostId, -1);
-      this.local.release(lease, now);
-    });
+    // memory only, but for a URL released without an outcome (one row marked: it joins the open group, if any)
+    if (how.state === 'requeue') this.local.requeue(lease);
+    if (how.deferUntil !== undefined) this.local.deferHost(lease.hostId, how.deferUntil);
+    if (how.counted === false) this.count(lease.hostId, -1);
+    this.local.release(lease, now);
     this.held--;
     return true;
   }

@@ -80,9 +80,19 @@ export class SqliteStore implements SyncStore {
       maxSeq: db.prepare('SELECT MAX(fetch_seq) AS m FROM urls'),
     };
     this.fetchSeq = ((this.st.maxSeq.get() as { m: number | null }).m ?? 0) + 1;
+    const txn = db.transaction((fn: () => unknown) => fn());
+    this.run = <T>(fn: () => T) => txn(fn) as T;
   }
 
-  transaction<T>(fn: () => T): T {
+  /** One better-sqlite3 transaction function for every call (building one per call cost 17% of the frontier's drain). */
+  private readonly run: <T>(fn: () => T) => T;
+
+  /**
+   * Runs `fn` as one all-or-nothing unit (a savepoint inside the group's transaction). `page`: it
+   * is a page's record, counted for the group's size (`commitEveryPages`); the frontier's own writes
+   * between pages join the group without counting.
+   */
+  transaction<T>(fn: () => T, page = true): T {
     if (this.deferred) throw this.deferred;
     try {
       if (this.commitEveryMs > 0 && !this.batchOpen) {
@@ -97,8 +107,8 @@ export class SqliteStore implements SyncStore {
         }, this.commitEveryMs);
         this.batchTimer.unref();
       }
-      const result = this.db.transaction(fn)();
-      if (this.batchOpen && ++this.batchPages >= this.commitEveryPages) this.commit();
+      const result = this.run(fn);
+      if (this.batchOpen && page && ++this.batchPages >= this.commitEveryPages) this.commit();
       else if (!this.batchOpen) this.checkpointer?.afterCommit();
       return result;
     } catch (err) {

@@ -98,7 +98,7 @@ export interface PageRecord {
  */
 export interface SyncStore {
   readonly path: string;
-  transaction<T>(fn: () => T): T;
+  transaction<T>(fn: () => T, page?: boolean): T;
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
   /** Records the outcome of fetching a URL (any status, or a failure) and marks it done. */
