@@ -147,7 +147,7 @@ export async function strategyHears(deps: { strategy: Strategy; frontier: Fronti
 /** A leased URL as the store records it. */
 export function recordedUrl(item: Lease): RecordedUrl {
   return {
-    id: item.id, url: item.url, hash: urlHash(item.url), host: { id: item.hostId, name: item.host }, depth: item.depth,
+    id: item.id, url: item.url, host: { id: item.hostId, name: item.host }, depth: item.depth,
     priority: item.priority, life: item.life, hops: item.hops, parentId: item.parentId, anchor: item.anchor,
   };
 }

@@ -95,7 +95,7 @@ export class EmbeddedFrontier implements Frontier {
   private lease(item: FrontierItem): Lease {
     this.count(item.hostId, 1);
     this.held++;
-    return { ...item, token: '', expiresAt: Infinity };
+    return Object.assign(item, { token: '', expiresAt: Infinity }); // the item is the frontier's fresh object: no copy
   }
 
   /** Counts (+1) or gives back (-1) a page of the budget; closes or reopens its host. */

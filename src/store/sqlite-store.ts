@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { TopicrawlError } from '../errors.js';
+import { urlHash } from '../url/url-hash.js';
 import { Checkpointer } from './checkpointer.js';
 import { CrawlLock } from './crawl-lock.js';
 import { assertCrawlFileOrNothing, CRAWL_FILE_SIDES, openDatabase, storeError } from './open-database.js';
@@ -202,7 +203,7 @@ export class SqliteStore implements SyncStore {
     const u = rec.url;
     const now = Date.now();
     this.ensureHost(u.host);
-    st.url.run(u.id, u.hash, u.url, u.host.id, UrlState.QUEUED, u.depth, u.priority, u.life, u.id, u.parentId, u.anchor, u.hops, now);
+    st.url.run(u.id, u.hash ?? urlHash(u.url), u.url, u.host.id, UrlState.QUEUED, u.depth, u.priority, u.life, u.id, u.parentId, u.anchor, u.hops, now);
     for (const l of rec.links) {
       if (!l.url || !l.hash || l.hostId === undefined) continue;
       if (l.hostId !== undefined && l.host) this.ensureHost({ id: l.hostId, name: l.host });

@@ -52,7 +52,8 @@ export interface HostRef {
 export interface RecordedUrl {
   id: number;
   url: string;
-  hash: Buffer;
+  /** The 16-byte URL hash; a segment computes it when absent (the embedded file has the row already). */
+  hash?: Buffer;
   host: HostRef;
   depth: number;
   priority: number;
