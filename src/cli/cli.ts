@@ -1,10 +1,11 @@
 import { Readable, type Writable } from 'node:stream';
 import yargs from 'yargs';
 import { TopicrawlError } from '../errors.js';
+import { STRATEGIES } from '../strategy/registry.js';
 import { startCorpusServer } from '../eval/corpus-server.js';
 import { loadCorpus } from '../eval/corpus.js';
-import { STRATEGIES } from '../strategy/registry.js';
 import { runCrawl, runDemo } from './crawl-command.js';
+import { commonCrawl, sharedCrawl } from './crawl-options.js';
 import { runExplain } from './explain-command.js';
 import { runNormalize } from './normalize-command.js';
 import { runExport, runStats } from './report-commands.js';
@@ -40,16 +41,6 @@ function errorLines(err: unknown): string {
   return `topicrawl: unexpected error: ${msg.split('\n')[0]} [E_INTERNAL]\n${stack}`;
 }
 
-const commonCrawl = {
-  db: { type: 'string', describe: 'SQLite crawl file (default: <topic name>.db); re-run to resume' },
-  strategy: { type: 'string', describe: `ordering strategy: ${Object.keys(STRATEGIES).join(', ')}` },
-  'max-pages': { type: 'number', describe: 'page budget (limits.max_pages)' },
-  set: { type: 'string', array: true, describe: 'override any topic key: --set strategy.x=0.4' },
-  resolve: { type: 'string', array: true, describe: 'HOST=ADDR[:PORT]: reach HOST at ADDR, never through DNS' },
-  corpus: { type: 'string', describe: 'serve this corpus on loopback, map its hosts, report harvest against its labels' },
-  fresh: { type: 'boolean', describe: 'delete the crawl file first instead of resuming' },
-  json: { type: 'boolean', describe: 'print the summary as JSON (no progress display)' },
-} as const;
 
 /**
  * Runs the `topicrawl` command line `argv` (without node and the script) to the end and resolves to
@@ -91,14 +82,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           .positional('topic', { type: 'string', demandOption: true, describe: 'topic file' })
           .options(commonCrawl)
           .option('revisit', { type: 'boolean', describe: 'after the crawl, revisit the pages that are due (as topicrawl recrawl does)' })
-          .options({
-            frontier: { type: 'string', describe: 'a shared frontier, redis://HOST:PORT/DB: join crawl --crawl-id as a worker (--db is its segment)' },
-            'crawl-id': { type: 'string', describe: 'the shared crawl every worker joins (with --frontier)' },
-            'lease-ms': { type: 'number', describe: 'how long a worker holds a URL before others may fetch it (default 60000)' },
-            workers: { type: 'number', describe: 'start N worker processes on this machine (with --frontier; --db is their folder)' },
-            'worker-ipc': { type: 'boolean', hidden: true },
-            'mapped-only': { type: 'boolean', hidden: true },
-          }),
+          .options(sharedCrawl),
       act(async (a) => {
         await runCrawl(
           {

@@ -1,0 +1,25 @@
+import { STRATEGIES } from '../strategy/registry.js';
+
+/** The options of `crawl` that `demo` shares (yargs option specs). */
+export const commonCrawl = {
+  db: { type: 'string', describe: 'SQLite crawl file (default: <topic name>.db); re-run to resume' },
+  strategy: { type: 'string', describe: `ordering strategy: ${Object.keys(STRATEGIES).join(', ')}` },
+  'max-pages': { type: 'number', describe: 'page budget (limits.max_pages)' },
+  set: { type: 'string', array: true, describe: 'override any topic key: --set strategy.x=0.4' },
+  resolve: { type: 'string', array: true, describe: 'HOST=ADDR[:PORT]: reach HOST at ADDR, never through DNS' },
+  corpus: { type: 'string', describe: 'serve this corpus on loopback, map its hosts, report harvest against its labels' },
+  fresh: { type: 'boolean', describe: 'delete the crawl file first instead of resuming' },
+  json: { type: 'boolean', describe: 'print the summary as JSON (no progress display)' },
+} as const;
+
+/** The options of `crawl` that make it a worker of a shared crawl on Redis (see README). */
+export const sharedCrawl = {
+  frontier: { type: 'string', describe: 'a shared frontier, redis://HOST:PORT/DB: join crawl --crawl-id as a worker (--db is its segment)' },
+  'crawl-id': { type: 'string', describe: 'the shared crawl every worker joins (with --frontier)' },
+  'lease-ms': { type: 'number', describe: 'how long a worker holds a URL before others may fetch it (default 60000)' },
+  workers: { type: 'number', describe: 'start N worker processes on this machine (with --frontier; --db is their folder)' },
+  /** A worker of --workers: progress to the parent over IPC. */
+  'worker-ipc': { type: 'boolean', hidden: true },
+  /** Reach only the hosts of --resolve (a worker of a corpus crawl). */
+  'mapped-only': { type: 'boolean', hidden: true },
+} as const;
