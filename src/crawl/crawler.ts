@@ -43,7 +43,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private readonly retry: RetryPolicy;
   private readonly suspended = new Set<string>();
   private deps!: ProcessorDeps;
-  private analyzers!: AnalyzerPool;
+  private readonly analyzers: AnalyzerPool;
   private stats!: CrawlStats;
   private resumed = false;
   private engine: Engine<Lease> | null = null;
@@ -67,15 +67,15 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     this.retry = new RetryPolicy(retrySettings(cfg));
     this.robotsCache = cfg.politeness.robots ? new RobotsCache(this.fetcher, { userAgent: cfg.politeness.user_agent }) : null;
     this.scope = scopeOf(cfg);
-    if (!opts.backend) {
-      // the embedded crawl file opens now, so a file in use or of another topic fails here
-      const state = openCrawlState(cfg, opts.dbPath, opts.strategy, { fresh: opts.fresh });
-      this.analyzers = new AnalyzerPool(analysis, opts.workers);
+    // the embedded crawl file opens now, so a file in use or of another topic fails here (before any thread starts)
+    const state = opts.backend ? null : openCrawlState(cfg, opts.dbPath, opts.strategy, { fresh: opts.fresh });
+    this.analyzers = new AnalyzerPool(analysis, opts.workers);
+    if (state) {
       this.useBackend({
         store: state.store, frontier: state.frontier, strategy: state.strategy, resumed: state.resumed,
         close: async (pending) => closeCrawlState(state, pending),
       });
-    } else this.analyzers = new AnalyzerPool(analysis, opts.workers);
+    }
   }
 
   private useBackend(b: CrawlBackend): void {

@@ -59,17 +59,18 @@ export async function processFetch(deps: ProcessorDeps, item: Lease, res: FetchR
       url: item.url, host: item.host, body: res.body, contentType: res.headers['content-type'] ?? null, html, anchors,
     });
   }
-  return deps.serial(() => recordFetch(deps, item, res, analysis, attempts));
+  return deps.serial(() => recordFetch(deps, item, res, ok2xx && !html, analysis, attempts));
 }
 
-async function recordFetch(deps: ProcessorDeps, item: Lease, res: FetchResult, analysis: PageAnalysis | null, attempts: number): Promise<ProcessedPage> {
+async function recordFetch(
+  deps: ProcessorDeps, item: Lease, res: FetchResult, notHtml: boolean, analysis: PageAnalysis | null, attempts: number,
+): Promise<ProcessedPage> {
   const { store } = deps;
   const relevance = analysis?.relevance ?? null;
   const relevant = relevance !== null && relevance >= deps.threshold;
   let error: string | null = res.error?.code ?? (res.status >= 400 ? 'E_HTTP' : null);
   let note: string | null = res.error?.message ?? null;
-  const ok2xx = !res.error && res.status >= 200 && res.status < 300;
-  if (ok2xx && !(res.contentType !== null && HTML_TYPES.has(res.contentType))) note = `not parsed: ${res.contentType ?? 'no content type'}`;
+  if (notHtml) note = `not parsed: ${res.contentType ?? 'no content type'}`;
   let newUrls = 0;
   let pruned = 0;
   /** Set when the page's links were taken in and cut at the cap (recorded in the note and the event). */
