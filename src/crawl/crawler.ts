@@ -252,6 +252,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         if (d.suspend) await this.suspendHost(item);
       }
       const done = await processFetch(this.deps, item, res, d.attempts);
+      done.heard.catch((err: unknown) => this.heardFailed(item, err));
       this.stats.page({ relevant: done.relevant, error: done.error, bytes: done.event.bytes, newUrls: done.newUrls, pruned: done.pruned });
       this.emit('page', done.event);
       for (const h of this.opts.hooks ?? []) await h.recorded?.(item, { page: done.event });
@@ -288,6 +289,17 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       message: `host ${item.host} suspended ${why ? `because ${why}` : `after ${this.opts.config.politeness.host_failure_limit} failed attempts in a row`}; its URLs stay queued for a later run`,
       url: item.url,
     });
+  }
+
+  /** The frontier did not take the strategy's updates after a recorded page: fatal if the frontier is gone, else a warning. */
+  private heardFailed(item: Lease, err: unknown): void {
+    if (err instanceof TopicrawlError && err.fatal) {
+      this.fatal ??= err;
+      this.engine?.fail(err);
+      return;
+    }
+    const o = toOutcome(err);
+    this.emit('warn', { code: o.code, message: `the strategy's priority updates after this page were lost: ${o.message}`, url: item.url });
   }
 
   /** An unexpected error on one page becomes its recorded outcome; the crawl goes on. */

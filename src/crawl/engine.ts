@@ -40,7 +40,10 @@ export interface EngineOptions<W> {
  * starts, items in flight finish and are settled.
  */
 export class Engine<W> {
+  /** Items in the pipeline or settling. */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Items in the pipeline (their handle has not resolved): a slot frees when its item's settle is sent, before its reply. */
+  private handling = 0;
   private stopping = false;
   private fatal: unknown = null;
   private wake: (() => void) | null = null;
@@ -86,7 +89,7 @@ export class Engine<W> {
           break;
         }
         let waitUntil = Infinity;
-        const room = this.o.concurrency - this.inFlight.size;
+        const room = this.o.concurrency - this.handling;
         if (room > 0) {
           const next = await this.o.source.claim(room, this.now());
           if (next.kind === 'urls') {
@@ -116,14 +119,22 @@ export class Engine<W> {
   }
 
   private dispatch(w: W): void {
+    this.handling++;
+    const settle = (how: Settlement) => {
+      const s = this.o.source.settle(w, how, this.now());
+      // the slot is free: the loop may claim now (a shared frontier sends the settle with that claim)
+      this.handling--;
+      this.wake?.();
+      return s;
+    };
     const p = this.o
       .handle(w)
       .then(
-        (how) => this.o.source.settle(w, how, this.now()),
+        (how) => settle(how),
         (err) => {
           this.fail(err);
           // nothing was recorded: the source puts it back (the embedded frontier keeps it out until reopen)
-          return this.o.source.settle(w, { state: 'done' }, this.now());
+          return settle({ state: 'done' });
         },
       )
       .then(

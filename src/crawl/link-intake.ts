@@ -77,7 +77,7 @@ export async function intakeLinks(deps: IntakeDeps, page: PageInfo, found: Analy
     links[j] = { toId: k.id, anchor: l.anchor, url: l.url, hash: hashes[kept[j]], host: l.host, hostId: k.hostId };
     // backlinks only matter while a URL may still be fetched
     if (k.state !== UrlState.QUEUED && k.state !== UrlState.PRUNED) return;
-    const change: UrlChange = { id: k.id, hostId: k.hostId, inlinks: info.inlinks, inlinkScore: info.inlinkScore };
+    const change: UrlChange = { id: k.id, hostId: k.hostId, hash: hashes[kept[j]], inlinks: info.inlinks, inlinkScore: info.inlinkScore };
     if (dec && !dec.prune) {
       change.priority = dec.priority;
       change.life = dec.life;

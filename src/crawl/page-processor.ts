@@ -35,6 +35,12 @@ export interface ProcessedPage {
   newUrls: number;
   /** change in the number of pruned URLs: new ones pruned, less pruned ones revived */
   pruned: number;
+  /**
+   * Settles when the frontier applied the strategy's updates after this page (sent in order before
+   * any later call; a shared frontier sends them with the page's settle). A rejection is the
+   * frontier's failure, not the page's.
+   */
+  heard: Promise<void>;
 }
 
 
@@ -121,7 +127,10 @@ async function recordFetch(
       : null,
     links, hostCounts: { fetched: 1, errors: error ? 1 : 0 },
   }))!;
-  await strategyHears(deps, page, intake?.infos ?? [], intake?.ids ?? []);
+  // the strategy's updates are sent now (in order, before the next page's lookup); their reply is
+  // the caller's to await (ProcessedPage.heard), the next page need not wait for it
+  const heard = strategyHears(deps, page, intake?.infos ?? [], intake?.ids ?? []);
+  heard.catch(() => undefined); // (a rejection is handled by whoever awaits it)
 
   // an error is an outcome recorded with an error code (the store's definition, see crawlTotals)
   const isError = error !== null;
@@ -135,14 +144,24 @@ async function recordFetch(
     error: isError,
     newUrls,
     pruned,
+    heard,
   };
 }
 
-/** The strategy hears of a recorded page (as the resume replay feeds it); its own priority changes go to the frontier. */
-export async function strategyHears(deps: { strategy: Strategy; frontier: Frontier }, page: PageInfo, infos: LinkInfo[], ids: number[]): Promise<void> {
-  deps.strategy.onLinksStored?.(page, infos, ids);
-  const updates = deps.strategy.takeUpdates?.();
-  if (updates?.length) await deps.frontier.intake({ updates });
+/**
+ * The strategy hears of a recorded page (as the resume replay feeds it); its own priority changes go
+ * to the frontier. Both happen before this returns (the intake is sent: see the frontier's call
+ * order); the promise settles with the intake's reply.
+ */
+export function strategyHears(deps: { strategy: Strategy; frontier: Frontier }, page: PageInfo, infos: LinkInfo[], ids: number[]): Promise<void> {
+  try {
+    deps.strategy.onLinksStored?.(page, infos, ids);
+    const updates = deps.strategy.takeUpdates?.();
+    if (updates?.length) return deps.frontier.intake({ updates }).then(() => undefined);
+    return Promise.resolve();
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /** A leased URL as the store records it. */

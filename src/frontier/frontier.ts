@@ -31,6 +31,9 @@ export type { KnownUrl, NewUrl, UrlChange, FrontierItem } from './local-frontier
  * - **Budget.** Leases count against the page budget (all pages and per host) from claim on; a
  *   settle with `counted: false` gives the page back (robots.txt disallowed it, a retry). When the
  *   budget is spent, claim says `budget`.
+ * - **Call order.** One client's calls take effect in the order they are made, whether or not the
+ *   caller awaited the earlier ones: a caller may send an intake and go on (a later `known` of the
+ *   same client sees it), and await it later to learn that it failed.
  * - **Durability.** When a call's promise resolves, its effect is visible to every client. What
  *   survives a crash: the embedded frontier keeps URLs in the crawl file (committed in groups: a
  *   crash loses at most the last group of pages, which are fetched again); a shared frontier keeps

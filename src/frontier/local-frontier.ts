@@ -84,6 +84,8 @@ export interface KnownUrl {
 export interface UrlChange {
   id: number;
   hostId: number;
+  /** The URL's hash, when the caller has it (a shared frontier then finds the URL without its id index). */
+  hash?: Buffer;
   priority?: number;
   life?: number;
   /** Set to QUEUED to revive a PRUNED URL. */

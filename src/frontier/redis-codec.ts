@@ -33,6 +33,16 @@ export function encodeAdds(adds: readonly NewUrl[]): Buffer {
   return Buffer.concat(parts);
 }
 
+/** Encodes priority updates for the scripts (apply_updates in redis/common.lua): id and priority as doubles. */
+export function encodeUpdates(updates: readonly { id: number; priority: number }[]): Buffer {
+  const b = Buffer.allocUnsafe(16 * updates.length);
+  updates.forEach((u, i) => {
+    b.writeDoubleBE(u.id, 16 * i);
+    b.writeDoubleBE(redisScore(u.priority), 16 * i + 8);
+  });
+  return b;
+}
+
 /** A lease token: the lease's member in the `leases` zset (16 bytes) and the URL's hash (16 bytes), in hex. */
 export function tokenBytes(token: string): Buffer {
   const b = Buffer.from(token, 'hex');

@@ -47,12 +47,17 @@ export function parseRedisUrl(url: string): RedisAddress {
   };
 }
 
-/** The Lua scripts of the shared frontier, by command name. Each is `common.lua` followed by its own file. */
-const SCRIPTS: Record<string, string> = { tcClaim: 'claim', tcSettle: 'settle', tcIntake: 'intake', tcKnown: 'known', tcHosts: 'hosts' };
+/**
+ * The Lua scripts of the shared frontier, by command name: each is `common.lua` followed by these
+ * files (`leases.lua`: settling, used by the claim and settle scripts).
+ */
+const SCRIPTS: Record<string, string[]> = {
+  tcClaim: ['leases', 'claim'], tcSettle: ['leases', 'settle'], tcIntake: ['intake'], tcKnown: ['known'], tcHosts: ['hosts'],
+};
 
-function scriptSource(name: string): string {
+function scriptSource(parts: string[]): string {
   const dir = new URL('./redis/', import.meta.url);
-  return readFileSync(new URL('common.lua', dir), 'utf8') + '\n' + readFileSync(new URL(`${name}.lua`, dir), 'utf8');
+  return ['common', ...parts].map((name) => readFileSync(new URL(`${name}.lua`, dir), 'utf8')).join('\n');
 }
 
 /** The script commands {@link RedisConnection.connect} defines on the client (one key: the crawl's `ready` zset, for routing). */
@@ -63,6 +68,8 @@ export interface FrontierCommands {
   tcSettle(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
   tcIntake(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
   tcKnown(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
+  /** tcKnown with binary replies: each known URL's figures packed as doubles. */
+  tcKnownBuffer(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
   tcHosts(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
 }
 
@@ -103,7 +110,7 @@ export class RedisConnection {
     client.on('error', (err: Error) => {
       this.lastError = (err as NodeJS.ErrnoException).code ?? err.message;
     });
-    for (const [command, file] of Object.entries(SCRIPTS)) client.defineCommand(command, { numberOfKeys: 1, lua: scriptSource(file) });
+    for (const [command, parts] of Object.entries(SCRIPTS)) client.defineCommand(command, { numberOfKeys: 1, lua: scriptSource(parts) });
     this.client = client as Redis & FrontierCommands;
   }
 

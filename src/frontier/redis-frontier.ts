@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { TopicrawlError } from '../errors.js';
 import type { Claim, Frontier, IntakeBatch, IntakeResult, KnownUrl, Lease, Settlement, UrlKey } from './frontier.js';
-import { decodeLease, encodeAdds, encodeSettle, redisScore } from './redis-codec.js';
+import { decodeLease, encodeAdds, encodeSettle, encodeUpdates, redisScore } from './redis-codec.js';
 import type { RedisConnection } from './redis-connection.js';
 import { UrlState } from './url-state.js';
 
@@ -59,8 +59,16 @@ export class RedisFrontier implements Frontier {
   private closed = false;
   /** This client's number in the worker registry (in its lease members). */
   private workerNo = 0;
-  /** Settles waiting to be sent together (one script call for those made in one tick). */
-  private pending: { entry: Buffer; token: string; resolve: (ok: boolean) => void; reject: (e: unknown) => void }[] = [];
+  /** Claims sent: each carries its number, so that the server answers a resent one as the first time. */
+  private claimNo = 0;
+  /**
+   * Settles and the strategy's priority updates not sent yet: they ride with the next claim (one
+   * script call), or go on their own at the next turn of the event loop, or before any other call
+   * (so that calls take effect in the order they were made).
+   */
+  private settles: { entry: Buffer; token: string; resolve: (ok: boolean) => void; reject: (e: unknown) => void }[] = [];
+  private updates: { blob: Buffer; resolve: (r: IntakeResult) => void; reject: (e: unknown) => void }[] = [];
+  private flushTimer: NodeJS.Immediate | null = null;
 
   private constructor(private readonly conn: RedisConnection, opts: RedisFrontierOptions) {
     this.prefix = crawlPrefix(opts.crawlId);
@@ -81,16 +89,19 @@ export class RedisFrontier implements Frontier {
   }
 
   async known(urls: readonly UrlKey[]): Promise<Map<string, KnownUrl>> {
+    this.sendPending();
     const out = new Map<string, KnownUrl>();
     for (let i = 0; i < urls.length; i += KNOWN_CHUNK) {
       const part = urls.slice(i, i + KNOWN_CHUNK);
       const args: (string | Buffer)[] = [];
       for (const u of part) args.push(u.host, u.hash);
-      const rows = (await this.conn.run('known', (c) => c.tcKnown(this.key, ...this.base, ...args))) as (0 | string[])[];
+      const rows = (await this.conn.run('known', (c) => c.tcKnownBuffer(this.key, ...this.base, ...args))) as Buffer[];
       rows.forEach((r, j) => {
-        if (r === 0) return;
-        const [id, hostId, state, depth, priority, life, inlinks, inlinkScore] = r.map(Number);
-        out.set(part[j].hash.toString('hex'), { id, hostId, state: state as UrlState, depth, priority, life, inlinks, inlinkScore });
+        if (r.length === 0) return;
+        const d = (k: number) => r.readDoubleBE(8 * k);
+        out.set(part[j].hash.toString('hex'), {
+          id: d(0), hostId: d(1), state: d(2) as UrlState, depth: d(3), priority: d(4), life: d(5), inlinks: d(6), inlinkScore: d(7),
+        });
       });
     }
     return out;
@@ -100,17 +111,23 @@ export class RedisFrontier implements Frontier {
     const adds = batch.adds ?? [];
     const changes = batch.changes ?? [];
     const updates = batch.updates ?? [];
+    if (adds.length === 0 && changes.length === 0) {
+      if (updates.length === 0) return { ids: [], existing: 0, existingAt: [] };
+      // nothing to answer but that it was applied: it rides with the next call
+      return new Promise<IntakeResult>((resolve, reject) => {
+        this.updates.push({ blob: encodeUpdates(updates), resolve, reject });
+        this.schedulePending();
+      });
+    }
+    this.sendPending();
     // adds in chunks, sent one after the other without waiting (run in order on the server); the
     // changes and updates ride with the last chunk
     const calls: Promise<number[]>[] = [];
     for (let i = 0; i === 0 || i < adds.length; i += INTAKE_CHUNK) {
       const last = i + INTAKE_CHUNK >= adds.length;
       const ch = last ? changes : [];
-      const up = last ? updates : [];
-      if (adds.length === 0 && ch.length === 0 && up.length === 0) break;
-      const args: (string | number | Buffer)[] = [encodeAdds(adds.slice(i, i + INTAKE_CHUNK)), ch.length, up.length];
-      for (const c of ch) args.push(c.id, c.hostId, c.priority === undefined ? '' : redisScore(c.priority), opt(c.life), opt(c.state), opt(c.inlinks), opt(c.inlinkScore));
-      for (const u of up) args.push(u.id, redisScore(u.priority));
+      const args: (string | number | Buffer)[] = [encodeAdds(adds.slice(i, i + INTAKE_CHUNK)), ch.length, last ? encodeUpdates(updates) : ''];
+      for (const c of ch) args.push(c.id, c.hostId, c.hash ?? '', c.priority === undefined ? '' : redisScore(c.priority), opt(c.life), opt(c.state), opt(c.inlinks), opt(c.inlinkScore));
       calls.push(this.conn.run('intake', (c) => c.tcIntake(this.key, ...this.base, ...args)) as Promise<number[]>);
     }
     const ids: number[] = [];
@@ -123,16 +140,24 @@ export class RedisFrontier implements Frontier {
   }
 
   async claim(max: number, now: number): Promise<Claim> {
-    const b = (await this.conn.run('claim', (c) => c.tcClaimBuffer(this.key, ...this.base, Math.max(1, max), this.leaseMs, this.workerNo))) as (Buffer | number)[];
+    const p = this.takePending();
+    let b: (Buffer | number)[];
+    try {
+      b = (await this.conn.run('claim', (c) => c.tcClaimBuffer(this.key, ...this.base, Math.max(1, max), this.leaseMs, this.workerNo, p.updates, p.settles, ++this.claimNo))) as (Buffer | number)[];
+    } catch (err) {
+      p.fail(err);
+      throw err;
+    }
+    p.done(b[2] as Buffer);
     const kind = String(b[0]);
     const serverNow = num(b[1]);
     switch (kind) {
       case 'budget': return { kind: 'budget' };
       case 'empty': return { kind: 'empty' };
-      case 'wait': return { kind: 'wait', until: num(b[2]) - serverNow + now };
+      case 'wait': return { kind: 'wait', until: num(b[3]) - serverNow + now };
     }
     const leases: Lease[] = [];
-    for (let i = 2; i < b.length; i++) {
+    for (let i = 3; i < b.length; i++) {
       const lease = decodeLease(b[i] as Buffer);
       this.mine.set(lease.token, lease);
       leases.push(lease);
@@ -144,44 +169,74 @@ export class RedisFrontier implements Frontier {
     const defer = how.deferUntil === undefined ? null : Math.max(0, Math.ceil(how.deferUntil - now));
     const entry = encodeSettle(lease.token, how.state === 'done', how.counted !== false, defer);
     return new Promise<boolean>((resolve, reject) => {
-      if (this.pending.length === 0) queueMicrotask(() => void this.flushSettles());
-      this.pending.push({ entry, token: lease.token, resolve, reject });
+      this.settles.push({ entry, token: lease.token, resolve, reject });
+      this.schedulePending();
     });
   }
 
-  /** Sends the settles made since the last flush in one script call. */
-  private async flushSettles(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    try {
-      const res = (await this.conn.run('settle', (c) => c.tcSettle(this.key, ...this.base, Buffer.concat(batch.map((p) => p.entry))))) as number[];
-      batch.forEach((p, i) => {
-        this.mine.delete(p.token);
-        p.resolve(res[i] === 1);
-      });
-    } catch (err) {
-      for (const p of batch) p.reject(err);
-    }
+  /** Sends what is pending at the next turn of the event loop, unless a claim takes it first. */
+  private schedulePending(): void {
+    this.flushTimer ??= setImmediate(() => {
+      this.flushTimer = null;
+      this.sendPending();
+    });
+  }
+
+  /** Sends the pending settles and updates now, in one settle script call (not awaited here: their callers are answered). */
+  private sendPending(): void {
+    if (this.settles.length === 0 && this.updates.length === 0) return;
+    const p = this.takePending();
+    this.conn.run('settle', (c) => c.tcSettle(this.key, ...this.base, p.updates, p.settles)).then(
+      (res) => p.done(Buffer.from(res as number[])),
+      (err) => p.fail(err),
+    );
+  }
+
+  /** The pending settles and updates, encoded, with how to answer their callers. */
+  private takePending(): { updates: Buffer; settles: Buffer; done(settled: Buffer): void; fail(err: unknown): void } {
+    const settles = this.settles;
+    const updates = this.updates;
+    this.settles = [];
+    this.updates = [];
+    return {
+      updates: Buffer.concat(updates.map((u) => u.blob)),
+      settles: Buffer.concat(settles.map((p) => p.entry)),
+      done: (settled) => {
+        settles.forEach((p, i) => {
+          this.mine.delete(p.token);
+          p.resolve(settled[i] === 1);
+        });
+        for (const u of updates) u.resolve({ ids: [], existing: 0, existingAt: [] });
+      },
+      fail: (err) => {
+        for (const p of [...settles, ...updates]) p.reject(err);
+      },
+    };
   }
 
   async hostId(name: string): Promise<number> {
+    this.sendPending();
     return Number(await this.conn.run('host id', (c) => c.tcHosts(this.key, ...this.base, 'id', name)));
   }
 
   async setHostDelay(hostId: number, delayMs: number): Promise<void> {
+    this.sendPending();
     await this.conn.run('setting a host delay', (c) => c.tcHosts(this.key, ...this.base, 'delay', hostId, Math.max(0, Math.round(delayMs))));
   }
 
   async deferHost(hostId: number, until: number): Promise<void> {
     const ms = Math.max(0, Math.ceil(until - Date.now()));
+    this.sendPending();
     await this.conn.run('deferring a host', (c) => c.tcHosts(this.key, ...this.base, 'defer', hostId, ms));
   }
 
   async suspendHost(hostId: number): Promise<void> {
+    this.sendPending();
     await this.conn.run('suspending a host', (c) => c.tcHosts(this.key, ...this.base, 'suspend', hostId));
   }
 
   async size(): Promise<number> {
+    this.sendPending();
     return Number((await this.conn.run('size', (c) => c.get(`${this.prefix}queued`))) ?? 0);
   }
 
@@ -194,7 +249,9 @@ export class RedisFrontier implements Frontier {
     if (this.closed) return;
     this.closed = true;
     const now = Date.now();
-    await Promise.all([...this.mine.values()].map((lease) => this.settle(lease, { state: 'requeue', counted: false }, now)));
+    const settling = new Set(this.settles.map((p) => p.token));
+    const open = [...this.mine.values()].filter((lease) => !settling.has(lease.token));
+    await Promise.all(open.map((lease) => this.settle(lease, { state: 'requeue', counted: false }, now)));
     await this.conn.run('leaving the worker registry', (c) => c.hdel(`${this.prefix}workers`, String(this.workerNo)));
   }
 }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Frontier, Lease, NewUrl } from '../../src/frontier/frontier.js';
 import { redisCrawlStats } from '../../src/frontier/redis-crawl-stats.js';
+import { crawlPrefix } from '../../src/frontier/redis-frontier.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
 import { UrlState } from '../../src/frontier/url-state.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
@@ -261,4 +262,67 @@ describe('RedisFrontier', () => {
     if (w.kind === 'wait') expect(w.until).toBeLessThanOrEqual(asked + 500);
   });
 
+  it('sends the settles and priority updates made before a claim with that claim, in one script call, as if sent alone', async () => {
+    const crawl = testCrawl();
+    const conn = await crawl.connect();
+    const f = await crawl.open({ perHostConcurrency: 2 }, conn);
+    const { ids } = await f.intake({ adds: [entry('http://a.test/1', 3), entry('http://a.test/2', 2), entry('http://a.test/3', 1), entry('http://b.test/1', 0)] });
+    const first = await f.claim(2, Date.now());
+    expect(first.kind === 'urls' && first.leases.map((l) => l.url)).toEqual(['http://a.test/1', 'http://a.test/2']);
+    if (first.kind !== 'urls') return;
+    const calls: string[] = [];
+    for (const name of ['tcSettle', 'tcClaimBuffer', 'tcIntake', 'tcKnownBuffer'] as const) {
+      const orig = conn.client[name].bind(conn.client) as (key: string, ...args: (string | number | Buffer)[]) => Promise<unknown>;
+      conn.client[name] = (key: string, ...args: (string | number | Buffer)[]) => {
+        calls.push(name);
+        return orig(key, ...args);
+      };
+    }
+    // in one tick, as the engine does when pages end: the strategy's update, a done and a retry, then a claim
+    const now = Date.now();
+    const update = f.intake({ updates: [{ id: ids[3], priority: 9 }] });
+    const done = f.settle(first.leases[0], { state: 'done' }, now);
+    const retry = f.settle(first.leases[1], { state: 'requeue', counted: false }, now);
+    const next = await f.claim(2, now);
+    expect(calls).toEqual(['tcClaimBuffer']);
+    expect(await done).toBe(true);
+    expect(await retry).toBe(true);
+    expect(await update).toEqual({ ids: [], existing: 0, existingAt: [] });
+    expect(f.leased()).toBe(2);
+    // b.test/1 was raised above a.test's URLs; a.test/2 is back in its queue, before a.test/3
+    expect(next.kind === 'urls' && next.leases.map((l) => l.url)).toEqual(['http://b.test/1', 'http://a.test/2']);
+    const then = await f.claim(2, Date.now());
+    expect(then.kind === 'urls' && then.leases.map((l) => l.url)).toEqual(['http://a.test/3']);
+    // with no claim to ride, they go on their own at the next turn of the event loop, before any later call
+    calls.length = 0;
+    if (next.kind !== 'urls' || then.kind !== 'urls') return;
+    const settled = [...next.leases, ...then.leases].map((l) => f.settle(l, { state: 'done' }, Date.now()));
+    const known = await f.known([{ hash: urlHash('http://a.test/3'), host: 'a.test' }]);
+    expect(calls).toEqual(['tcSettle', 'tcKnownBuffer']);
+    expect(await Promise.all(settled)).toEqual([true, true, true]);
+    expect(known.get(urlHash('http://a.test/3').toString('hex'))?.state).toBe(UrlState.FETCHED);
+    expect(await f.size()).toBe(0);
+  });
+
+  it('answers a claim sent again (its reply lost with the connection) as the first time: no lease handed out twice, the budget counted once', async () => {
+    const crawl = testCrawl();
+    const conn = await crawl.connect();
+    const f = await crawl.open({ maxPages: 3 }, conn);
+    await f.intake({ adds: [entry('http://a.test/1', 2), entry('http://b.test/1', 1), entry('http://c.test/1', 0)] });
+    const prefix = crawlPrefix(crawl.crawlId);
+    const base = [prefix, 1, 0, 0, 3];
+    const claim = (no: number) => conn.client.tcClaimBuffer(`${prefix}ready`, ...base, 1, 60_000, 77, '', '', no) as Promise<Buffer[]>;
+    const first = await claim(1);
+    const again = await claim(1);
+    expect(again.map(String)).toEqual(first.map(String));
+    expect(Number(await conn.client.get(`${prefix}pages`))).toBe(1);
+    const next = await claim(2);
+    expect(String(next[0])).toBe('urls');
+    expect(next[3].equals(first[3])).toBe(false);
+    expect(Number(await conn.client.get(`${prefix}pages`))).toBe(2);
+    // the frontier numbers its claims: two claims in a row are two
+    const c = await f.claim(5, Date.now());
+    expect(c.kind === 'urls' && c.leases.map((l) => l.url)).toEqual(['http://c.test/1']);
+    expect(await f.claim(5, Date.now())).toEqual({ kind: 'budget' });
+  });
 });

@@ -1,92 +1,115 @@
--- Claim: ARGV[6] max URLs, ARGV[7] lease ms, ARGV[8] worker number.
--- Returns {'urls', now, <one string per lease>...} | {'wait', now, until} | {'budget', now} | {'empty', now}.
+-- Claim: ARGV[6] max URLs, ARGV[7] lease ms, ARGV[8] worker number, then what the client sent
+-- since its last call, applied first: ARGV[9] priority updates (see apply_updates), ARGV[10] leases
+-- to settle (see settle_leases), ARGV[11] the client's number for this call ('' none).
+-- Returns {'urls', now, settled, <one string per lease>...} | {'wait', now, settled, until} |
+-- {'budget', now, settled} | {'empty', now, settled}; `settled`: one byte (0 | 1) per lease settled.
 -- A lease: its member (16 bytes), the URL hash (16), expiry, host id, id, depth, priority, life,
 -- hops, parent id (0 none) as big-endian doubles, lengths of host, url, anchor (2, 4, 4 bytes;
 -- anchor 0xFFFFFFFF: none), then host, url and anchor.
-local now = now_ms()
-local max, leaseMs, wno = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-redis.call('HSET', K('workers'), wno, now)
-local pages = tonumber(redis.call('GET', K('pages')) or 0)
-local queued = 0
+local function claim_now()
+  local now = now_ms()
+  local max, leaseMs, wno = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+  apply_updates(ARGV[9], now)
+  local settled = ''
+  if ARGV[10] and #ARGV[10] > 0 then
+    local bytes = {}
+    for i, ok in ipairs(settle_leases(ARGV[10], now)) do bytes[i] = ok == 1 and '\1' or '\0' end
+    settled = table.concat(bytes)
+  end
+  redis.call('HSET', K('workers'), wno, now)
+  local pages = tonumber(redis.call('GET', K('pages')) or 0)
+  local queued = 0
 
-batch_begin()
--- leases not settled in time: their URLs go back to their host's queue, their pages to the budget
-for _, m in ipairs(redis.call('ZRANGEBYSCORE', K('leases'), '-inf', now, 'LIMIT', 0, 1000)) do
-  redis.call('ZREM', K('leases'), m)
-  local hid, id = lease_parse(m)
-  local _, hash = ix_get(id)
-  local r = rec_get(hid, hash)
-  -- (a lease settled in the meantime is no longer in `leases`)
-  if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
-  local h = load_host(hid)
-  h.f, h.p, h.dirty = h.f - 1, h.p - 1, true
-  pages = pages - 1
-  place(hid, h, now)
-end
-
--- hosts whose time has come
-for _, hid in ipairs(redis.call('ZRANGEBYSCORE', K('sleep'), '-inf', now, 'LIMIT', 0, 1000)) do sched(hid, now) end
-batch_flush()
-batch_begin()
-
-local out = { 'urls', now }
-local n = 0
-local cno = redis.call('INCR', K('cno')) % TWO32
-local exp = now + leaseMs
-local leaseArgs = {}
-local want = max
-if MAXPAGES > 0 then want = math.min(want, MAXPAGES - pages) end
--- the best hosts, at most one per URL wanted (each gives at least one); each takes as many of its
--- best URLs as it may have out, so a host is never due again within one claim
-local tops = {}
-if want > 0 then tops = redis.call('ZPOPMIN', K('ready'), want) end
-for i = 1, #tops, 2 do
-  local hid = struct.unpack('>I4', tops[i], 7)
-  if n >= max or (MAXPAGES > 0 and pages >= MAXPAGES) then
-    redis.call('ZADD', K('ready'), tops[i + 1], tops[i]) -- not needed: back, unchanged
-  else
+  batch_begin()
+  -- leases not settled in time: their URLs go back to their host's queue, their pages to the budget
+  for _, m in ipairs(redis.call('ZRANGEBYSCORE', K('leases'), '-inf', now, 'LIMIT', 0, 1000)) do
+    redis.call('ZREM', K('leases'), m)
+    local hid, id = lease_parse(m)
+    local _, hash = ix_get(id)
+    local r = rec_get(hid, hash)
+    -- (a lease settled in the meantime is no longer in `leases`)
+    if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
     local h = load_host(hid)
-    h.r, h.popped = '', true
-    local room = math.min(max - n, CONC - h.f)
-    if MAXHOST > 0 then room = math.min(room, MAXHOST - h.p) end
-    if MAXPAGES > 0 then room = math.min(room, MAXPAGES - pages) end
-    local popped = {}
-    if room > 0 then popped = redis.call('ZPOPMIN', K('q:' .. hid), room) end
-    local k = #popped / 2
-    for j = 1, #popped, 2 do
-      local id = idof(popped[j])
-      local _, hash = ix_get(id)
-      local r = rec_get(hid, hash)
-      local m = lease_member(hid, id, wno, cno)
-      leaseArgs[#leaseArgs + 1] = exp
-      leaseArgs[#leaseArgs + 1] = m
-      local url, anchor = url_of(r, h.n), r[8]
-      out[#out + 1] = m .. hash .. struct.pack('>ddddddddI2I4I4', exp, hid, id, r[3], r[5], r[4], r[6], r[7],
-        #h.n, #url, anchor and #anchor or 4294967295) .. h.n .. url .. (anchor or '')
-    end
-    h.f, h.p, h.dirty = h.f + k, h.p + k, true
-    if now + h.d > h.t then h.t = now + h.d end
-    pages, n, queued = pages + k, n + k, queued - k
+    h.f, h.p, h.dirty = h.f - 1, h.p - 1, true
+    pages = pages - 1
     place(hid, h, now)
   end
-end
-batch_flush()
-for at = 1, #leaseArgs, 1000 do
-  redis.call('ZADD', K('leases'), unpack(leaseArgs, at, math.min(#leaseArgs, at + 999)))
-end
-if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
-redis.call('SET', K('pages'), pages)
 
-if n > 0 then return out end
-if MAXPAGES > 0 and pages >= MAXPAGES then return { 'budget', now } end
-local wake = redis.call('ZRANGE', K('sleep'), 0, 0, 'WITHSCORES')
-local lease = redis.call('ZRANGE', K('leases'), 0, 0, 'WITHSCORES')
-local untl = nil
-if #wake > 0 then untl = tonumber(wake[2]) end
-if #lease > 0 then
-  -- another worker's settle may free a host any time: ask again soon (or at the lease's expiry)
-  local soon = math.min(tonumber(lease[2]), now + 200)
-  if untl == nil or soon < untl then untl = soon end
+  -- hosts whose time has come
+  for _, hid in ipairs(redis.call('ZRANGEBYSCORE', K('sleep'), '-inf', now, 'LIMIT', 0, 1000)) do sched(hid, now) end
+  batch_flush()
+  batch_begin()
+
+  local out = { 'urls', now, settled }
+  local n = 0
+  local cno = redis.call('INCR', K('cno')) % TWO32
+  local exp = now + leaseMs
+  local leaseArgs = {}
+  local want = max
+  if MAXPAGES > 0 then want = math.min(want, MAXPAGES - pages) end
+  -- the best hosts, at most one per URL wanted (each gives at least one); each takes as many of its
+  -- best URLs as it may have out, so a host is never due again within one claim
+  local tops = {}
+  if want > 0 then tops = redis.call('ZPOPMIN', K('ready'), want) end
+  for i = 1, #tops, 2 do
+    local hid = struct.unpack('>I4', tops[i], 7)
+    if n >= max or (MAXPAGES > 0 and pages >= MAXPAGES) then
+      redis.call('ZADD', K('ready'), tops[i + 1], tops[i]) -- not needed: back, unchanged
+    else
+      local h = load_host(hid)
+      h.r, h.popped = '', true
+      local room = math.min(max - n, CONC - h.f)
+      if MAXHOST > 0 then room = math.min(room, MAXHOST - h.p) end
+      if MAXPAGES > 0 then room = math.min(room, MAXPAGES - pages) end
+      local popped = {}
+      if room > 0 then popped = redis.call('ZPOPMIN', K('q:' .. hid), room) end
+      local k = #popped / 2
+      for j = 1, #popped, 2 do
+        local id = idof(popped[j])
+        local _, hash = ix_get(id)
+        local r = rec_get(hid, hash)
+        local m = lease_member(hid, id, wno, cno)
+        leaseArgs[#leaseArgs + 1] = exp
+        leaseArgs[#leaseArgs + 1] = m
+        local url, anchor = url_of(r, h.n), r[8]
+        out[#out + 1] = m .. hash .. struct.pack('>ddddddddI2I4I4', exp, hid, id, r[3], r[5], r[4], r[6], r[7],
+          #h.n, #url, anchor and #anchor or 4294967295) .. h.n .. url .. (anchor or '')
+      end
+      h.f, h.p, h.dirty = h.f + k, h.p + k, true
+      if now + h.d > h.t then h.t = now + h.d end
+      pages, n, queued = pages + k, n + k, queued - k
+      place(hid, h, now)
+    end
+  end
+  batch_flush()
+  for at = 1, #leaseArgs, 1000 do
+    redis.call('ZADD', K('leases'), unpack(leaseArgs, at, math.min(#leaseArgs, at + 999)))
+  end
+  if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
+  redis.call('SET', K('pages'), pages)
+
+  if n > 0 then return out end
+  if MAXPAGES > 0 and pages >= MAXPAGES then return { 'budget', now, settled } end
+  local wake = redis.call('ZRANGE', K('sleep'), 0, 0, 'WITHSCORES')
+  local lease = redis.call('ZRANGE', K('leases'), 0, 0, 'WITHSCORES')
+  local untl = nil
+  if #wake > 0 then untl = tonumber(wake[2]) end
+  if #lease > 0 then
+    -- another worker's settle may free a host any time: ask again soon (or at the lease's expiry)
+    local soon = math.min(tonumber(lease[2]), now + 200)
+    if untl == nil or soon < untl then untl = soon end
+  end
+  if untl == nil then return { 'empty', now, settled } end
+  return { 'wait', now, settled, num(untl) }
 end
-if untl == nil then return { 'empty', now } end
-return { 'wait', now, num(untl) }
+
+-- A claim sent again (the client resends a command whose reply was lost when the connection broke,
+-- and the server may have run it) gets the reply of the first run: its leases are not handed out twice.
+local wno, call = tonumber(ARGV[8]), ARGV[11] or ''
+if call ~= '' then
+  local last = redis.call('HGET', K('wlast'), wno)
+  if last and string.sub(last, 1, #call + 1) == call .. ':' then return cmsgpack.unpack(string.sub(last, #call + 2)) end
+end
+local out = claim_now()
+if call ~= '' then redis.call('HSET', K('wlast'), wno, call .. ':' .. cmsgpack.pack(out)) end
+return out

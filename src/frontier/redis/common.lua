@@ -19,6 +19,7 @@
 --   leases    zset: member 4-byte host id, 6-byte URL id, 2-byte worker number, 4-byte claim number;
 --             score its expiry (server ms).
 --   queued, pages: counters; workers: hash worker number -> last claim (ms); wnames/wnos: numbers <-> names.
+--   wlast     hash worker number -> its last claim's call number and reply (a resent claim gets it again).
 -- ARGV[1] prefix, ARGV[2] per-host concurrency, ARGV[3] pages per host (0: no limit),
 -- ARGV[4] default delay (ms), ARGV[5] pages in all (0: no limit); the script's own from ARGV[6].
 local P = ARGV[1]
@@ -84,6 +85,19 @@ local function url_of(r, host)
   if s == 2 then return 'https://' .. host .. r[11] end
   return r[11]
 end
+
+-- HMGET and ZMSCORE over any number of fields (calls of at most 1000): a list with one entry per field
+-- (false: absent).
+local function many(cmd, key, fields)
+  local out = {}
+  for at = 1, #fields, 1000 do
+    local part = redis.call(cmd, key, unpack(fields, at, math.min(#fields, at + 999)))
+    for i = 1, #part do out[at + i - 1] = part[i] end
+  end
+  return out
+end
+local function mget(key, fields) return many('HMGET', key, fields) end
+local function zmscore(key, members) return many('ZMSCORE', key, members) end
 
 local function rec_get(hid, hash)
   local v = redis.call('HGET', P .. 'u:' .. hid, hash)
@@ -186,4 +200,24 @@ local function sched(hid, now) place(hid, load_host(hid), now) end
 -- Queues a URL again (its record says QUEUED). Returns 1 if it was not in the queue.
 local function requeue(hid, r)
   return redis.call('ZADD', P .. 'q:' .. hid, -r[5], idkey(r[1]))
+end
+
+-- Priority updates the strategy decided on its own: `blob` holds per URL its id and new priority
+-- (big-endian doubles). Applied to queued URLs (a leased URL's record only); their hosts are placed again.
+local function apply_updates(blob, now)
+  if blob == nil or #blob == 0 then return end
+  local touched = {}
+  for at = 1, #blob, 16 do
+    local id, p = struct.unpack('>dd', blob, at)
+    local hid, hash = ix_get(id)
+    local r = hash and rec_get(hid, hash)
+    if r and r[2] == QUEUED and r[5] ~= p then
+      r[5] = p
+      rec_put(hid, hash, r)
+      if redis.call('ZADD', P .. 'q:' .. hid, 'XX', 'CH', -p, idkey(id)) == 1 then touched[hid] = true end
+    end
+  end
+  batch_begin()
+  for hid in pairs(touched) do sched(hid, now) end
+  batch_flush()
 end

@@ -1,12 +1,13 @@
--- Intake: ARGV[6] adds (one string), ARGV[7] changes, ARGV[8] updates (counts), then
---   per change (7 args): id, host id, priority, life, state, inlinks, inlinkScore ('' unchanged);
---   per update (2 args): id, priority (applied to queued URLs only; a leased URL's record only).
+-- Intake: ARGV[6] adds (one string), ARGV[7] number of changes, ARGV[8] priority updates (see
+-- apply_updates, applied last), then
+--   per change (8 args): id, host id, URL hash ('': not given, found by id), priority, life, state,
+--   inlinks, inlinkScore ('' unchanged).
 -- An add: URL hash (16 bytes), depth, priority, life, hops, parentId (0 none), inlinks, inlinkScore
 -- (doubles, big-endian), state (1 byte), lengths of host, url, anchor (2, 2, 4 bytes; anchor
 -- 0xFFFFFFFF: none), then host, url and anchor.
 -- Returns the id of each add, negative for those known already.
 local now = now_ms()
-local adds, nChanges, nUpdates = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
+local adds, nChanges, updates = ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local touched = {}
 local hosts = {}
 local out = {}
@@ -64,51 +65,96 @@ for hid, q in pairs(qw) do
 end
 if nextId > firstId then redis.call('SET', K('seq'), nextId - 1) end
 
+-- changes, a host at a time: its records and queue entries read in one call each, written in one each
+local byHost = {}
 local a = 9
 for _ = 1, nChanges do
   local id = tonumber(ARGV[a])
-  local hid, hash = ix_get(id)
-  local r = hash and rec_get(hid, hash)
-  if r then
-    local was = r[2] == QUEUED
-    local oldp = r[5]
-    if ARGV[a + 2] ~= '' then r[5] = tonumber(ARGV[a + 2]) end
-    if ARGV[a + 3] ~= '' then r[4] = tonumber(ARGV[a + 3]) end
-    if ARGV[a + 4] ~= '' then r[2] = tonumber(ARGV[a + 4]) end
-    if ARGV[a + 5] ~= '' then r[9] = tonumber(ARGV[a + 5]) end
-    if ARGV[a + 6] ~= '' then r[10] = tonumber(ARGV[a + 6]) end
-    local is = r[2] == QUEUED
-    -- a leased URL (QUEUED, out of its queue) keeps its lease: its state does not change under it
-    local leased = was and not in_queue(hid, id)
-    if leased then
-      r[2] = QUEUED
-    elseif was and not is then
-      redis.call('ZREM', K('q:' .. hid), idkey(id))
-      queued = queued - 1
-      touched[hid] = true
-    elseif is and (not was or r[5] ~= oldp) then
-      queued = queued + requeue(hid, r)
-      touched[hid] = true
+  local hid, hash = tonumber(ARGV[a + 1]), ARGV[a + 2]
+  if hash == '' then hid, hash = ix_get(id) end
+  if hash then
+    local g = byHost[hid]
+    if not g then
+      g = {}
+      byHost[hid] = g
     end
-    rec_put(hid, hash, r)
+    g[#g + 1] = { id = id, hash = hash, a = a }
   end
-  a = a + 7
+  a = a + 8
 end
-
-for _ = 1, nUpdates do
-  local id, p = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
-  local hid, hash = ix_get(id)
-  local r = hash and rec_get(hid, hash)
-  if r and r[2] == QUEUED and r[5] ~= p then
-    r[5] = p
-    rec_put(hid, hash, r)
-    if redis.call('ZADD', K('q:' .. hid), 'XX', 'CH', -p, idkey(id)) == 1 then touched[hid] = true end
+for hid, g in pairs(byHost) do
+  local hashes, at = {}, {}
+  for _, c in ipairs(g) do
+    if not at[c.hash] then
+      hashes[#hashes + 1] = c.hash
+      at[c.hash] = #hashes
+    end
   end
-  a = a + 2
+  local recs = mget(K('u:' .. hid), hashes)
+  local qk, qat = {}, {}
+  for i, v in ipairs(recs) do
+    if v then
+      local r = cmsgpack.unpack(v)
+      recs[i] = r
+      if r[2] == QUEUED then
+        qk[#qk + 1] = idkey(r[1])
+        qat[#qat + 1] = i
+      end
+    end
+  end
+  -- inq[i]: the URL is in its host's queue; qset[i]: its new score there (false: taken out)
+  local inq, qset, dirty = {}, {}, {}
+  for j, score in ipairs(zmscore(K('q:' .. hid), qk)) do inq[qat[j]] = score ~= false end
+  for _, c in ipairs(g) do
+    local i = at[c.hash]
+    local r = recs[i]
+    if r and r[1] == c.id then
+      local x = c.a
+      local was = r[2] == QUEUED
+      local oldp = r[5]
+      if ARGV[x + 3] ~= '' then r[5] = tonumber(ARGV[x + 3]) end
+      if ARGV[x + 4] ~= '' then r[4] = tonumber(ARGV[x + 4]) end
+      if ARGV[x + 5] ~= '' then r[2] = tonumber(ARGV[x + 5]) end
+      if ARGV[x + 6] ~= '' then r[9] = tonumber(ARGV[x + 6]) end
+      if ARGV[x + 7] ~= '' then r[10] = tonumber(ARGV[x + 7]) end
+      local is = r[2] == QUEUED
+      if was and not inq[i] then
+        -- a leased (or fetched) URL: QUEUED, out of its queue; its state does not change under its lease
+        r[2] = QUEUED
+      elseif was and not is then
+        qset[i], inq[i] = false, false
+        queued = queued - 1
+        touched[hid] = true
+      elseif is and (not was or r[5] ~= oldp) then
+        qset[i] = -r[5]
+        if not inq[i] then queued = queued + 1 end
+        inq[i] = true
+        touched[hid] = true
+      end
+      dirty[i] = true
+    end
+  end
+  local hset, zadd, zrem = {}, {}, {}
+  for i in pairs(dirty) do
+    hset[#hset + 1] = hashes[i]
+    hset[#hset + 1] = cmsgpack.pack(recs[i])
+  end
+  for i, score in pairs(qset) do
+    if score then
+      zadd[#zadd + 1] = score
+      zadd[#zadd + 1] = idkey(recs[i][1])
+    else
+      zrem[#zrem + 1] = idkey(recs[i][1])
+    end
+  end
+  for k = 1, #hset, 1000 do redis.call('HSET', K('u:' .. hid), unpack(hset, k, math.min(#hset, k + 999))) end
+  for k = 1, #zrem, 1000 do redis.call('ZREM', K('q:' .. hid), unpack(zrem, k, math.min(#zrem, k + 999))) end
+  for k = 1, #zadd, 1000 do redis.call('ZADD', K('q:' .. hid), unpack(zadd, k, math.min(#zadd, k + 999))) end
 end
 
 if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
 batch_begin()
 for hid in pairs(touched) do sched(hid, now) end
 batch_flush()
+apply_updates(updates, now)
 return out

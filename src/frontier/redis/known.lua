@@ -1,20 +1,52 @@
--- Known: ARGV[6..] pairs of host name, 16-byte URL hash. Returns per pair 0, or
--- {id, host id, state, depth, priority, life, inlinks, inlinkScore} (strings); a leased URL is IN_FLIGHT (1).
+-- Known: ARGV[6..] pairs of host name, 16-byte URL hash. Returns per pair '' (unknown), or its
+-- id, host id, state, depth, priority, life, inlinks, inlinkScore as big-endian doubles (64 bytes);
+-- a leased URL is IN_FLIGHT (1). Reads a host's records and queue entries in one call each.
 local out = {}
-local a = 6
+local hids, groups = {}, {}
+local a, n = 6, 0
 while ARGV[a] do
-  local hid = redis.call('HGET', K('hosts'), ARGV[a])
-  local r = hid and rec_get(hid, ARGV[a + 1])
-  if r then
-    local state = r[2]
-    if state == QUEUED and not in_queue(hid, r[1]) then
-      local _, _, done = ix_get(r[1])
-      state = done and FETCHED or 1
-    end
-    out[#out + 1] = { num(r[1]), hid, num(state), num(r[3]), num(r[5]), num(r[4]), num(r[9]), num(r[10]) }
-  else
-    out[#out + 1] = 0
+  n = n + 1
+  out[n] = ''
+  local name = ARGV[a]
+  local hid = hids[name]
+  if hid == nil then
+    hid = redis.call('HGET', K('hosts'), name)
+    hids[name] = hid
+    if hid then groups[hid] = {} end
+  end
+  if hid then
+    local g = groups[hid]
+    g[#g + 1] = n
   end
   a = a + 2
+end
+for hid, at in pairs(groups) do
+  local hashes = {}
+  for k, i in ipairs(at) do hashes[k] = ARGV[5 + 2 * i] end
+  local recs = mget(K('u:' .. hid), hashes)
+  -- which of the records that say QUEUED are in their queue (the others are leased or done)
+  local queued, qat = {}, {}
+  for k, v in ipairs(recs) do
+    if v then
+      local r = cmsgpack.unpack(v)
+      recs[k] = r
+      if r[2] == QUEUED then
+        queued[#queued + 1] = idkey(r[1])
+        qat[#qat + 1] = k
+      end
+    end
+  end
+  local inq = {}
+  for j, score in ipairs(zmscore(K('q:' .. hid), queued)) do inq[qat[j]] = score ~= false end
+  for k, r in ipairs(recs) do
+    if r then
+      local state = r[2]
+      if state == QUEUED and not inq[k] then
+        local _, _, done = ix_get(r[1])
+        state = done and FETCHED or 1
+      end
+      out[at[k]] = struct.pack('>dddddddd', r[1], hid, state, r[3], r[5], r[4], r[9], r[10])
+    end
+  end
 end
 return out
