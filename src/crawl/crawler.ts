@@ -17,6 +17,7 @@ import { analysisConfig, fetcherOptions, normalizeOptions, retrySettings, scopeO
 import { seedFromSitemaps } from './sitemap-seeds.js';
 import { closeCrawlState, openCrawlState } from './crawl-state.js';
 import { Serial } from './serial.js';
+import { LookupGate } from './lookup-gate.js';
 import { Engine } from './engine.js';
 import type { CrawlBackend, CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { CrawlStats } from './crawl-stats.js';
@@ -91,7 +92,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     this.deps = {
       store: this.store, frontier: this.frontier, analyzers: this.analyzers, strategy: this.strategy, scope: this.scope,
       threshold: cfg.relevance.threshold, maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,
-      normalize: normalizeOptions(cfg), serial: (fn) => this.serial.run(fn),
+      normalize: normalizeOptions(cfg), serial: (fn) => this.serial.run(fn), lookups: new LookupGate(),
     };
   }
 

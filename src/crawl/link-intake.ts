@@ -1,4 +1,4 @@
-import type { Frontier, NewUrl, UrlChange } from '../frontier/frontier.js';
+import type { Frontier, KnownUrl, NewUrl, UrlChange } from '../frontier/frontier.js';
 import type { RecordedLink } from '../store/store.js';
 import { UrlState } from '../frontier/url-state.js';
 import type { LinkInfo, PageInfo, Strategy } from '../strategy/strategy.js';
@@ -25,6 +25,11 @@ export interface IntakeResult {
   tooDeep: number;
 }
 
+/** A link's URL hash as a Buffer (the analysis hands it over as a Uint8Array view). */
+export function linkHash(l: AnalyzedLink): Buffer {
+  return Buffer.from(l.hash.buffer, l.hash.byteOffset, l.hash.byteLength);
+}
+
 /**
  * The path of a page's links into the frontier (seed 002), after page analysis normalised,
  * scoped and deduplicated them: look up what is known, let the strategy decide priority and life,
@@ -32,10 +37,12 @@ export interface IntakeResult {
  * priority, revival of pruned URLs), in one frontier intake. The caller records the links and then
  * tells the strategy (Strategy.onLinksStored with `infos` and the links' ids).
  */
-export async function intakeLinks(deps: IntakeDeps, page: PageInfo, found: AnalyzedLink[]): Promise<IntakeResult> {
+export async function intakeLinks(
+  deps: IntakeDeps, page: PageInfo, found: AnalyzedLink[], lookup?: Promise<Map<string, KnownUrl>> | null, sent?: () => void,
+): Promise<IntakeResult> {
   const depth = page.depth + 1;
-  const hashes = found.map((l) => Buffer.from(l.hash.buffer, l.hash.byteOffset, l.hash.byteLength));
-  const known = await deps.frontier.known(found.map((l, i) => ({ hash: hashes[i], host: l.host })));
+  const hashes = found.map(linkHash);
+  const known = await (lookup ?? deps.frontier.known(found.map((l, i) => ({ hash: hashes[i], host: l.host }))));
   const infos: LinkInfo[] = [];
   const kept: number[] = [];
   let tooDeep = 0;
@@ -88,7 +95,9 @@ export async function intakeLinks(deps: IntakeDeps, page: PageInfo, found: Analy
     }
     changes.push(change);
   });
-  const r = await deps.frontier.intake({ adds, changes });
+  const sending = deps.frontier.intake({ adds, changes });
+  sent?.();
+  const r = await sending;
   r.ids.forEach((id, n) => {
     const a = adds[n];
     links[addAt[n]] = { toId: id, anchor: infos[addAt[n]].anchor, url: a.url, hash: a.hash, host: a.host };

@@ -1,6 +1,6 @@
 import type { PageEvent } from '../events.js';
 import type { FetchResult } from '../fetch/fetcher.js';
-import type { Frontier, Lease } from '../frontier/frontier.js';
+import type { Frontier, KnownUrl, Lease } from '../frontier/frontier.js';
 import { UrlState } from '../frontier/url-state.js';
 import type { RecordedLink, RecordedUrl, Store } from '../store/store.js';
 import type { LinkInfo, PageInfo, Strategy } from '../strategy/strategy.js';
@@ -9,7 +9,8 @@ import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import type { ScopeDecision } from '../url/scope.js';
 import { urlHash } from '../url/url-hash.js';
 import type { AnalyzerPool } from './analyzer-pool.js';
-import { intakeLinks } from './link-intake.js';
+import { intakeLinks, linkHash } from './link-intake.js';
+import type { LookupGate } from './lookup-gate.js';
 import type { LinksCut, PageAnalysis } from './page-analysis.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
 
@@ -25,6 +26,8 @@ export interface ProcessorDeps {
   normalize: NormalizeOptions;
   /** Runs one page's record after another's (see processFetch). */
   serial: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Orders the pages' frontier lookups, sent ahead of their serial part (see LookupGate). */
+  lookups: LookupGate;
 }
 
 /** What one page added to the crawl, for stats and events. */
@@ -65,11 +68,28 @@ export async function processFetch(deps: ProcessorDeps, item: Lease, res: FetchR
       url: item.url, host: item.host, body: res.body, contentType: res.headers['content-type'] ?? null, html, anchors,
     });
   }
-  return deps.serial(() => recordFetch(deps, item, res, ok2xx && !html, analysis, attempts));
+  const turn = deps.lookups.turn();
+  try {
+    await turn.ready;
+    // the page's links are looked up now, while the page before is still being recorded
+    let known: Promise<Map<string, KnownUrl>> | null = null;
+    if (analysis?.contentHash && analysis.links.length && !analysis.nofollow) {
+      known = deps.frontier.known(analysis.links.map((l) => ({ hash: linkHash(l), host: l.host })));
+      known.catch(() => undefined); // (awaited in the serial part, or not needed: a duplicate page)
+    }
+    return await deps.serial(() => recordFetch(deps, item, res, ok2xx && !html, analysis, attempts, known, turn.open));
+  } finally {
+    turn.open();
+  }
 }
 
+/**
+ * The serial part of processFetch. `known`: the lookup of the page's links, sent ahead; `sent`:
+ * lets the next page's lookup go (called once this page's intake is sent, or when it has none).
+ */
 async function recordFetch(
   deps: ProcessorDeps, item: Lease, res: FetchResult, notHtml: boolean, analysis: PageAnalysis | null, attempts: number,
+  known: Promise<Map<string, KnownUrl>> | null, sent: () => void,
 ): Promise<ProcessedPage> {
   const { store } = deps;
   const relevance = analysis?.relevance ?? null;
@@ -88,6 +108,7 @@ async function recordFetch(
   let intake: { infos: LinkInfo[]; ids: number[] } | null = null;
   if (!res.error && res.status >= 300 && res.status < 400 && res.location) {
     const r = await followRedirect(deps, item, res.location);
+    sent();
     error = r.error;
     note = r.note;
     newUrls += r.added;
@@ -103,17 +124,19 @@ async function recordFetch(
     else {
       if (analysis.linksCut) notes.push(linksCutNote((linksCut = analysis.linksCut)));
       if (analysis.links.length) {
-        const out = await intakeLinks({ frontier: deps.frontier, strategy: deps.strategy, maxDepth: deps.maxDepth }, page, analysis.links);
+        const out = await intakeLinks({ frontier: deps.frontier, strategy: deps.strategy, maxDepth: deps.maxDepth }, page, analysis.links, known, sent);
         links = out.links;
         intake = { infos: out.infos, ids: out.links.map((l) => l.toId) };
         newUrls += out.added;
         pruned += out.pruned - out.revived;
       }
     }
+    sent();
     if (analysis.canonical) notes.push(`canonical ${analysis.canonical}`);
     if (analysis.noindex) notes.push('noindex');
     note = notes.length ? notes.join('; ') : note;
   }
+  sent();
   if (attempts > 1) note = note ? `${note} (after ${attempts} attempts)` : `after ${attempts} attempts`;
   const fetchSeq = (await store.recordPage({
     url: recordedUrl(item), state: res.status > 0 ? UrlState.FETCHED : UrlState.FAILED, status: res.status, error, note,

@@ -60,8 +60,9 @@ export async function openSharedBackend(cfg: Config, dbPath: string, o: SharedCr
     await conn.connect();
     const registered = await registerCrawl(conn, o.crawlId, cfg, cfg.name, PER_WORKER);
     const worker = o.worker ?? `${hostname()}:${process.pid}`;
-    // each page committed before its lease is settled: a worker killed after a settle has lost nothing
-    store = new SqliteStore(dbPath, { backgroundCheckpoint: true, fresh: o.fresh, commitEveryMs: 0 });
+    // pages committed in groups, as in one process; a lease is settled once its page is committed
+    // (beforeSettle below): a worker killed after a settle has lost nothing
+    store = new SqliteStore(dbPath, { backgroundCheckpoint: true, fresh: o.fresh });
     const of = store.getMeta(SEGMENT_OF_KEY);
     if ((of !== undefined && of !== o.crawlId) || (of === undefined && store.getMeta('topic') !== undefined)) {
       throw new TopicrawlError('E_CONFIG', `${dbPath} holds ${of ? `a segment of crawl '${of}'` : 'a crawl of its own'}, not of crawl '${o.crawlId}'; use another --db`, { db: dbPath });
@@ -76,6 +77,7 @@ export async function openSharedBackend(cfg: Config, dbPath: string, o: SharedCr
     frontier = await RedisFrontier.open(conn, {
       crawlId: o.crawlId, delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency,
       maxPages: cfg.limits.max_pages, maxPagesPerHost: cfg.limits.max_pages_per_host, leaseMs: o.leaseMs, workerId: worker,
+      beforeSettle: () => s.whenCommitted(),
     });
     const f = frontier;
     const startedKey = `${crawlPrefix(o.crawlId)}started`;

@@ -50,11 +50,16 @@ export function tokenBytes(token: string): Buffer {
   return b;
 }
 
-/** One settle entry (layout in redis/settle.lua). */
-export function encodeSettle(token: string, done: boolean, counted: boolean, deferMs: number | null): Buffer {
+/** What a settle entry says of its lease (redis/leases.lua): back to the queue, done, or released (done, its record not yet durable). */
+export const SETTLE_REQUEUE = 0;
+export const SETTLE_DONE = 1;
+export const SETTLE_RELEASE = 2;
+
+/** One settle entry (layout in redis/leases.lua). */
+export function encodeSettle(token: string, what: 0 | 1 | 2, counted: boolean, deferMs: number | null): Buffer {
   const b = Buffer.allocUnsafe(42);
   tokenBytes(token).copy(b, 0);
-  b.writeUInt8(done ? 1 : 0, 32);
+  b.writeUInt8(what, 32);
   b.writeUInt8(counted ? 1 : 0, 33);
   b.writeDoubleBE(deferMs ?? -1, 34);
   return b;

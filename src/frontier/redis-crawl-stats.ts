@@ -45,7 +45,11 @@ export async function redisCrawlStats(conn: RedisConnection, crawlId: string): P
     return x;
   });
   const [hosts, queued, ready, sleeping, seq, pages, wnames, lastClaims, winfo] = v as [number, string | null, number, number, string | null, string | null, Record<string, string>, Record<string, string>, Record<string, string>];
-  const members = await conn.run('reading the leases', (c) => c.zrangeBuffer(`${P}leases`, '0', '-1'));
+  // leases out, and those released whose record is not yet confirmed durable (redis/common.lua: held)
+  const members = [
+    ...(await conn.run('reading the leases', (c) => c.zrangeBuffer(`${P}leases`, '0', '-1'))),
+    ...(await conn.run('reading the leases', (c) => c.zrangeBuffer(`${P}held`, '0', '-1'))),
+  ];
   const perWorker = new Map<number, number>();
   for (const m of members) {
     const wno = m.readUInt16BE(10);

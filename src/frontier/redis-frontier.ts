@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { TopicrawlError } from '../errors.js';
 import type { Claim, Frontier, IntakeBatch, IntakeResult, KnownUrl, Lease, Settlement, UrlKey } from './frontier.js';
-import { decodeLease, encodeAdds, encodeSettle, encodeUpdates, redisScore } from './redis-codec.js';
+import { decodeLease, encodeAdds, encodeSettle, encodeUpdates, redisScore, SETTLE_DONE, SETTLE_RELEASE, SETTLE_REQUEUE } from './redis-codec.js';
 import type { RedisConnection } from './redis-connection.js';
 import { UrlState } from './url-state.js';
 
@@ -21,6 +21,11 @@ export interface RedisFrontierOptions {
   leaseMs?: number;
   /** This client's name in the worker registry (default host name:pid:random). */
   workerId?: string;
+  /**
+   * Awaited before a settle is sent: the worker's records must be durable before their leases end
+   * (Store.durable), so that a worker killed after a settle has lost nothing.
+   */
+  beforeSettle?: () => Promise<void>;
 }
 
 /** Adds per intake script call: one call keeps the server busy for ~100 ms at most (other workers wait meanwhile). */
@@ -55,6 +60,7 @@ export class RedisFrontier implements Frontier {
   private readonly key: string;
   private readonly base: (string | number)[];
   private readonly leaseMs: number;
+  private readonly beforeSettle: (() => Promise<void>) | undefined;
   private readonly mine = new Map<string, Lease>();
   private closed = false;
   /** This client's number in the worker registry (in its lease members). */
@@ -75,6 +81,7 @@ export class RedisFrontier implements Frontier {
     this.key = `${this.prefix}ready`;
     this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
     this.leaseMs = opts.leaseMs ?? 60_000;
+    this.beforeSettle = opts.beforeSettle;
     this.base = [this.prefix, opts.perHostConcurrency, opts.maxPagesPerHost ?? 0, opts.delayMs, opts.maxPages ?? 0];
   }
 
@@ -165,11 +172,32 @@ export class RedisFrontier implements Frontier {
     return { kind: 'urls', leases };
   }
 
+  /**
+   * With `beforeSettle` (a worker whose records are committed in groups), a lease settled done is
+   * first released (its host freed now, with the next claim) and confirmed done once the record is
+   * durable; one never confirmed (the worker died) expires and its URL is served again.
+   */
   async settle(lease: Lease, how: Settlement, now: number): Promise<boolean> {
     const defer = how.deferUntil === undefined ? null : Math.max(0, Math.ceil(how.deferUntil - now));
-    const entry = encodeSettle(lease.token, how.state === 'done', how.counted !== false, defer);
+    const counted = how.counted !== false;
+    if (how.state === 'requeue' || !this.beforeSettle) return this.queueSettle(lease.token, how.state === 'done' ? SETTLE_DONE : SETTLE_REQUEUE, counted, defer);
+    const released = this.queueSettle(lease.token, SETTLE_RELEASE, counted, defer);
+    released.catch(() => undefined); // (awaited below, or answered with the confirmation)
+    await this.beforeSettle();
+    // not sent yet: one entry says done at once
+    const pending = this.settles.find((p) => p.token === lease.token && p.entry[32] === SETTLE_RELEASE);
+    if (pending) {
+      pending.entry[32] = SETTLE_DONE;
+      return released;
+    }
+    if (!(await released)) return false;
+    return this.queueSettle(lease.token, SETTLE_DONE, counted, null);
+  }
+
+  private queueSettle(token: string, what: 0 | 1 | 2, counted: boolean, deferMs: number | null): Promise<boolean> {
+    const entry = encodeSettle(token, what, counted, deferMs);
     return new Promise<boolean>((resolve, reject) => {
-      this.settles.push({ entry, token: lease.token, resolve, reject });
+      this.settles.push({ entry, token, resolve, reject });
       this.schedulePending();
     });
   }

@@ -62,6 +62,10 @@ export class CrawlFileStore implements Store {
     });
   }
 
+  durable(): Promise<void> {
+    return this.file.whenCommitted();
+  }
+
   async anchorsTo(urlId: number): Promise<string[]> {
     return this.file.anchorsTo(urlId);
   }

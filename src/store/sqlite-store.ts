@@ -18,6 +18,8 @@ export class SqliteStore implements SyncStore {
   private batchPages = 0;
   private batchTimer: NodeJS.Timeout | null = null;
   private deferred: unknown = null;
+  /** Callers of whenCommitted() waiting for the open group's commit. */
+  private commitWaiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
   private readonly commitEveryMs: number;
   private readonly commitEveryPages: number;
   private readonly checkpointer: Checkpointer | null = null;
@@ -119,6 +121,7 @@ export class SqliteStore implements SyncStore {
         this.batchTimer = null;
         this.batchOpen = false;
         this.batchPages = 0;
+        this.endWaiters(storeError(this.path, err, 'a group of records was rolled back: '));
       }
       if (err instanceof TopicrawlError) throw err;
       if (err instanceof Database.SqliteError) {
@@ -135,12 +138,39 @@ export class SqliteStore implements SyncStore {
     if (!this.batchOpen) return;
     this.batchOpen = false;
     this.batchPages = 0;
-    if (!this.db.inTransaction) return; // rolled back by SQLite after a failure already reported
+    if (!this.db.inTransaction) {
+      // rolled back by SQLite after a failure already reported
+      this.endWaiters(new TopicrawlError('E_STORE', `${this.path}: a group of records was rolled back`, { path: this.path }));
+      return;
+    }
     try {
       this.db.exec('COMMIT');
-      this.checkpointer?.afterCommit();
     } catch (err) {
-      throw new TopicrawlError('E_STORE', `${this.path}: commit failed: ${(err as Error).message}`, { path: this.path }, { cause: err });
+      const e = new TopicrawlError('E_STORE', `${this.path}: commit failed: ${(err as Error).message}`, { path: this.path }, { cause: err });
+      this.endWaiters(e);
+      throw e;
+    }
+    this.endWaiters(null);
+    this.checkpointer?.afterCommit();
+  }
+
+  /**
+   * Resolves once every record made so far is committed (at once when no group is open): a caller
+   * that must not say a page is done before it is on disk (a shared crawl's settle) waits for this.
+   * Rejects with E_STORE if that group's commit failed.
+   */
+  whenCommitted(): Promise<void> {
+    if (this.deferred) return Promise.reject(this.deferred);
+    if (!this.batchOpen) return Promise.resolve();
+    return new Promise((resolve, reject) => this.commitWaiters.push({ resolve, reject }));
+  }
+
+  private endWaiters(err: unknown): void {
+    const waiters = this.commitWaiters;
+    this.commitWaiters = [];
+    for (const w of waiters) {
+      if (err) w.reject(err);
+      else w.resolve();
     }
   }
 

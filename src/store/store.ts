@@ -25,6 +25,8 @@ export interface Store {
   setMeta(values: Record<string, string>): Promise<void>;
   /** Records one page (see the contract). Returns its fetch sequence number (null: not fetched, e.g. robots.txt). */
   recordPage(rec: PageRecord): Promise<number | null>;
+  /** Resolves once every record made before the call is durable (its commit group committed); rejects E_STORE if that failed. */
+  durable(): Promise<void>;
   /** Anchor texts of the recorded links pointing to a URL. */
   anchorsTo(urlId: number): Promise<string[]>;
   /** Id of a fetched page with this content hash, if any. */

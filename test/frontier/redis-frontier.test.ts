@@ -325,4 +325,38 @@ describe('RedisFrontier', () => {
     expect(c.kind === 'urls' && c.leases.map((l) => l.url)).toEqual(['http://c.test/1']);
     expect(await f.claim(5, Date.now())).toEqual({ kind: 'budget' });
   });
+
+  it('with records committed in groups: a done lease frees its host at once, is done once its record is durable, and is served again if it never is', async () => {
+    const crawl = testCrawl();
+    const conn = await crawl.connect();
+    let commit!: () => void;
+    let committed = new Promise<void>((r) => (commit = r));
+    const f = await crawl.open({ maxPages: 10, beforeSettle: () => committed }, conn);
+    await f.intake({ adds: [entry('http://a.test/1', 2), entry('http://a.test/2', 1)] });
+    const key = { hash: urlHash('http://a.test/1'), host: 'a.test' };
+    const first = (await claimOne(f))!;
+    expect(first.url).toBe('http://a.test/1');
+    expect(await f.claim(1, Date.now())).toMatchObject({ kind: 'wait' }); // one lease per host
+    const done = f.settle(first, { state: 'done' }, Date.now());
+    // released with the next claim: the host is free, the page not yet done
+    const second = (await claimOne(f))!;
+    expect(second.url).toBe('http://a.test/2');
+    expect((await f.known([key])).get(key.hash.toString('hex'))?.state).toBe(UrlState.IN_FLIGHT);
+    expect((await redisCrawlStats(conn, crawl.crawlId)).leased).toBe(2);
+    commit();
+    expect(await done).toBe(true);
+    expect((await f.known([key])).get(key.hash.toString('hex'))?.state).toBe(UrlState.FETCHED);
+    // the next record is never committed (the worker dies): its released lease expires, the URL comes back, its page is given back
+    committed = new Promise<void>(() => undefined);
+    void f.settle(second, { state: 'done' }, Date.now());
+    expect(await f.claim(1, Date.now())).toMatchObject({ kind: 'wait' }); // carries the release; nothing else queued
+    expect(Number(await conn.client.get(`${crawlPrefix(crawl.crawlId)}pages`))).toBe(2);
+    const held = `${crawlPrefix(crawl.crawlId)}held`;
+    const members = await conn.client.zrangeBuffer(held, '0', '-1');
+    expect(members).toHaveLength(1);
+    await conn.client.call('ZADD', held, '0', members[0]);
+    const again = (await claimOne(f))!;
+    expect(again.url).toBe('http://a.test/2');
+    expect(Number(await conn.client.get(`${crawlPrefix(crawl.crawlId)}pages`))).toBe(2);
+  });
 });

@@ -82,4 +82,31 @@ describe('SqliteStore', () => {
     expect((reader.prepare('SELECT state, fetch_seq FROM urls WHERE id = 1').get() as { state: number; fetch_seq: number })).toEqual({ state: 2, fetch_seq: 1 });
     reader.close();
   });
+
+  it('tells when what was recorded is committed: at once with no group open, else at the group\'s commit', async () => {
+    const path = join(tmpDir(), 'w.db');
+    const store = new SqliteStore(path, { commitEveryMs: 40, commitEveryPages: 3 });
+    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+    const reader = openDatabase(path, { readonly: true });
+    const count = () => (reader.prepare('SELECT COUNT(*) AS n FROM urls').get() as { n: number }).n;
+    await store.whenCommitted(); // nothing open
+    const add = (n: number) => store.transaction(() => {
+      frontier.add([{ hash: urlHash(`http://a.test/${n}`), url: `http://a.test/${n}`, host: 'a.test', depth: 0, priority: 1, life: 3, parentId: null, anchor: null }]);
+    });
+    add(1);
+    let seen = -1;
+    const timed = store.whenCommitted().then(() => (seen = count()));
+    expect(count()).toBe(0);
+    await timed; // the group's timer
+    expect(seen).toBe(1);
+    add(2);
+    add(3);
+    let counted = -1;
+    const full = store.whenCommitted().then(() => (counted = count()));
+    add(4); // the third page of the group: committed now
+    await full;
+    expect(counted).toBe(4);
+    reader.close();
+    store.close();
+  });
 });

@@ -35,6 +35,19 @@ local function claim_now()
     place(hid, h, now)
   end
 
+  -- released leases not confirmed in time (their host was freed when they were released)
+  for _, m in ipairs(redis.call('ZRANGEBYSCORE', K('held'), '-inf', now, 'LIMIT', 0, 1000)) do
+    redis.call('ZREM', K('held'), m)
+    local hid, id = lease_parse(m)
+    local _, hash = ix_get(id)
+    local r = rec_get(hid, hash)
+    if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
+    local h = load_host(hid)
+    h.p, h.dirty = h.p - 1, true
+    pages = pages - 1
+    place(hid, h, now)
+  end
+
   -- hosts whose time has come
   for _, hid in ipairs(redis.call('ZRANGEBYSCORE', K('sleep'), '-inf', now, 'LIMIT', 0, 1000)) do sched(hid, now) end
   batch_flush()
@@ -91,13 +104,15 @@ local function claim_now()
   if n > 0 then return out end
   if MAXPAGES > 0 and pages >= MAXPAGES then return { 'budget', now, settled } end
   local wake = redis.call('ZRANGE', K('sleep'), 0, 0, 'WITHSCORES')
-  local lease = redis.call('ZRANGE', K('leases'), 0, 0, 'WITHSCORES')
   local untl = nil
   if #wake > 0 then untl = tonumber(wake[2]) end
-  if #lease > 0 then
-    -- another worker's settle may free a host any time: ask again soon (or at the lease's expiry)
-    local soon = math.min(tonumber(lease[2]), now + 200)
-    if untl == nil or soon < untl then untl = soon end
+  for _, set in ipairs({ 'leases', 'held' }) do
+    local lease = redis.call('ZRANGE', K(set), 0, 0, 'WITHSCORES')
+    if #lease > 0 then
+      -- another worker's settle may free a host or requeue a URL any time: ask again soon (or at the lease's expiry)
+      local soon = math.min(tonumber(lease[2]), now + 200)
+      if untl == nil or soon < untl then untl = soon end
+    end
   end
   if untl == nil then return { 'empty', now, settled } end
   return { 'wait', now, settled, num(untl) }

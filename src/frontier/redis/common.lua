@@ -18,6 +18,8 @@
 --   sleep     zset of hosts with queued URLs waiting for their time: score t, member host id.
 --   leases    zset: member 4-byte host id, 6-byte URL id, 2-byte worker number, 4-byte claim number;
 --             score its expiry (server ms).
+--   held      zset: leases released (their page handled, its record not yet durable; their host
+--             freed), same members and scores, until a done confirms them or they expire.
 --   queued, pages: counters; workers: hash worker number -> last claim (ms); wnames/wnos: numbers <-> names.
 --   wlast     hash worker number -> its last claim's call number and reply (a resent claim gets it again).
 -- ARGV[1] prefix, ARGV[2] per-host concurrency, ARGV[3] pages per host (0: no limit),

@@ -1,39 +1,59 @@
 -- Settling leases (used by the settle and claim scripts). `blob`: 42 bytes per lease: lease member
--- (16), URL hash (16), done (1) or requeue (0), counted (1 | 0), defer: ms from now the host must
--- wait (double, < 0 none). Returns per lease 1, or 0 when the lease had expired and its URL was
--- served again (nothing changed). Settling done twice (a resend) returns 1 again; a requeue sent
--- twice returns 0 the second time.
+-- (16), URL hash (16), what (1: 0 requeue, 1 done, 2 released: the page is handled but its record
+-- not yet durable), counted (1 | 0), defer: ms from now the host must wait (double, < 0 none).
+-- A released lease frees its host at once (concurrency, politeness from now) and moves to `held`
+-- until a done confirms it; one not confirmed in time expires like a lease (its URL served again).
+-- Returns per lease 1, or 0 when the lease had expired and its URL was served again (nothing
+-- changed). Settling done twice (a resend) returns 1 again; a requeue sent twice returns 0 the
+-- second time.
 local function settle_leases(blob, now)
   local out = {}
   local queued, pages = 0, 0
-  -- which leases still hold (one ZMSCORE, one ZREM for the batch); a lease settled twice counts once
+  -- which leases still hold, or are held released (one ZMSCORE each, one ZREM for the batch); a
+  -- lease settled twice counts once
   local members, valid, seen, dup = {}, {}, {}, {}
   for at = 1, #blob, 42 do members[#members + 1] = string.sub(blob, at, at + 15) end
-  for at = 1, #members, 1000 do
-    local last = math.min(#members, at + 999)
-    local scores = redis.call('ZMSCORE', K('leases'), unpack(members, at, last))
-    local gone = {}
-    for i = at, last do
-      local m = members[i]
-      if seen[m] then
-        dup[i] = true
-      elseif scores[i - at + 1] then
-        valid[i] = true
-        gone[#gone + 1] = m
-      end
-      seen[m] = true
+  local scores = zmscore(K('leases'), members)
+  local heldScores = zmscore(K('held'), members)
+  local gone, released, confirmed = {}, {}, {}
+  for i, m in ipairs(members) do
+    if seen[m] then
+      dup[i] = true
+    elseif scores[i] then
+      valid[i] = scores[i]
+      gone[#gone + 1] = m
+    elseif heldScores[i] then
+      valid[i] = 'held'
+      confirmed[#confirmed + 1] = m
     end
-    if #gone > 0 then redis.call('ZREM', K('leases'), unpack(gone)) end
+    seen[m] = true
   end
+  for at = 1, #gone, 1000 do redis.call('ZREM', K('leases'), unpack(gone, at, math.min(#gone, at + 999))) end
+  for at = 1, #confirmed, 1000 do redis.call('ZREM', K('held'), unpack(confirmed, at, math.min(#confirmed, at + 999))) end
   batch_begin()
   for i, m in ipairs(members) do
     local hash, done, counted, defer = struct.unpack('>c16BBd', blob, (i - 1) * 42 + 17)
     local hid, id = lease_parse(m)
     local ok = 0
-    if valid[i] then
+    if valid[i] == 'held' then
+      -- released earlier, its record now durable: done (a requeue puts it back)
+      ok = 1
+      if done == 0 then
+        local r = rec_get(hid, hash)
+        if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
+      elseif done == 1 then
+        ix_put(id, hid, hash, string.sub(m, 11))
+      else
+        released[#released + 1] = redis.call('ZSCORE', K('held'), m) or now
+        released[#released + 1] = m
+      end
+    elseif valid[i] then
       ok = 1
       if done == 1 then
         ix_put(id, hid, hash, string.sub(m, 11))
+      elseif done == 2 then
+        released[#released + 1] = valid[i]
+        released[#released + 1] = m
       else
         local r = rec_get(hid, hash)
         if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
@@ -49,7 +69,8 @@ local function settle_leases(blob, now)
       -- the lease expired and its URL went back to the queue; no one took it since: this outcome stands
       ok = 1
       local h = load_host(hid)
-      if done == 1 then
+      if done >= 1 then
+        -- (released: taken as done at once, the lease being gone)
         redis.call('ZREM', K('q:' .. hid), idkey(id))
         queued = queued - 1
         ix_put(id, hid, hash, string.sub(m, 11))
@@ -65,6 +86,7 @@ local function settle_leases(blob, now)
     out[#out + 1] = ok
   end
   batch_flush()
+  for at = 1, #released, 1000 do redis.call('ZADD', K('held'), unpack(released, at, math.min(#released, at + 999))) end
   if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
   if pages ~= 0 then redis.call('INCRBY', K('pages'), pages) end
   return out
