@@ -49,10 +49,10 @@ export function parseRedisUrl(url: string): RedisAddress {
 
 /**
  * The Lua scripts of the shared frontier, by command name: each is `common.lua` followed by these
- * files (`leases.lua`: settling, used by the claim and settle scripts).
+ * files (`leases.lua`: settling, and what a client sends with its next call).
  */
 const SCRIPTS: Record<string, string[]> = {
-  tcClaim: ['leases', 'claim'], tcSettle: ['leases', 'settle'], tcIntake: ['intake'], tcKnown: ['known'], tcHosts: ['hosts'],
+  tcClaim: ['leases', 'claim'], tcSettle: ['leases', 'settle'], tcIntake: ['leases', 'intake'], tcKnown: ['leases', 'known'], tcHosts: ['hosts'],
 };
 
 function scriptSource(parts: string[]): string {

@@ -32,6 +32,8 @@ export interface RedisFrontierOptions {
 const INTAKE_CHUNK = 4096;
 /** Pairs per known() script call. */
 const KNOWN_CHUNK = 4096;
+/** How long settles and updates wait for a call to ride with before they are sent on their own (ms). */
+const PENDING_MS = 5;
 
 /** The key prefix of a crawl: the braces are a Cluster hash tag, so all its keys share one slot. */
 export function crawlPrefix(crawlId: string): string {
@@ -74,7 +76,7 @@ export class RedisFrontier implements Frontier {
    */
   private settles: { entry: Buffer; token: string; resolve: (ok: boolean) => void; reject: (e: unknown) => void }[] = [];
   private updates: { blob: Buffer; resolve: (r: IntakeResult) => void; reject: (e: unknown) => void }[] = [];
-  private flushTimer: NodeJS.Immediate | null = null;
+  private flushTimer: NodeJS.Timeout | null = null;
 
   private constructor(private readonly conn: RedisConnection, opts: RedisFrontierOptions) {
     this.prefix = crawlPrefix(opts.crawlId);
@@ -96,13 +98,13 @@ export class RedisFrontier implements Frontier {
   }
 
   async known(urls: readonly UrlKey[]): Promise<Map<string, KnownUrl>> {
-    this.sendPending();
     const out = new Map<string, KnownUrl>();
     for (let i = 0; i < urls.length; i += KNOWN_CHUNK) {
       const part = urls.slice(i, i + KNOWN_CHUNK);
-      const args: (string | Buffer)[] = [];
+      const p = this.takePending();
+      const args: (string | Buffer)[] = [p.updates, p.settles];
       for (const u of part) args.push(u.host, u.hash);
-      const rows = (await this.conn.run('known', (c) => c.tcKnownBuffer(this.key, ...this.base, ...args))) as Buffer[];
+      const rows = (await p.answer(this.conn.run('known', (c) => c.tcKnownBuffer(this.key, ...this.base, ...args)) as Promise<Buffer[]>, (r) => r[0])).slice(1);
       rows.forEach((r, j) => {
         if (r.length === 0) return;
         const d = (k: number) => r.readDoubleBE(8 * k);
@@ -126,16 +128,17 @@ export class RedisFrontier implements Frontier {
         this.schedulePending();
       });
     }
-    this.sendPending();
     // adds in chunks, sent one after the other without waiting (run in order on the server); the
-    // changes and updates ride with the last chunk
+    // changes and updates ride with the last chunk, what was pending with the first
     const calls: Promise<number[]>[] = [];
     for (let i = 0; i === 0 || i < adds.length; i += INTAKE_CHUNK) {
       const last = i + INTAKE_CHUNK >= adds.length;
       const ch = last ? changes : [];
-      const args: (string | number | Buffer)[] = [encodeAdds(adds.slice(i, i + INTAKE_CHUNK)), ch.length, last ? encodeUpdates(updates) : ''];
+      const p = i === 0 ? this.takePending() : null;
+      const args: (string | number | Buffer)[] = [encodeAdds(adds.slice(i, i + INTAKE_CHUNK)), ch.length, last ? encodeUpdates(updates) : '', p?.updates ?? '', p?.settles ?? ''];
       for (const c of ch) args.push(c.id, c.hostId, c.hash ?? '', c.priority === undefined ? '' : redisScore(c.priority), opt(c.life), opt(c.state), opt(c.inlinks), opt(c.inlinkScore));
-      calls.push(this.conn.run('intake', (c) => c.tcIntake(this.key, ...this.base, ...args)) as Promise<number[]>);
+      const call = this.conn.run('intake', (c) => c.tcIntake(this.key, ...this.base, ...args)) as Promise<[string, ...number[]]>;
+      calls.push((p ? p.answer(call, (r) => Buffer.from(r[0], 'latin1')) : call).then((r) => r.slice(1) as number[]));
     }
     const ids: number[] = [];
     const existingAt: number[] = [];
@@ -148,14 +151,8 @@ export class RedisFrontier implements Frontier {
 
   async claim(max: number, now: number): Promise<Claim> {
     const p = this.takePending();
-    let b: (Buffer | number)[];
-    try {
-      b = (await this.conn.run('claim', (c) => c.tcClaimBuffer(this.key, ...this.base, Math.max(1, max), this.leaseMs, this.workerNo, p.updates, p.settles, ++this.claimNo))) as (Buffer | number)[];
-    } catch (err) {
-      p.fail(err);
-      throw err;
-    }
-    p.done(b[2] as Buffer);
+    const call = this.conn.run('claim', (c) => c.tcClaimBuffer(this.key, ...this.base, Math.max(1, max), this.leaseMs, this.workerNo, p.updates, p.settles, ++this.claimNo)) as Promise<(Buffer | number)[]>;
+    const b = await p.answer(call, (r) => r[2] as Buffer);
     const kind = String(b[0]);
     const serverNow = num(b[1]);
     switch (kind) {
@@ -202,43 +199,54 @@ export class RedisFrontier implements Frontier {
     });
   }
 
-  /** Sends what is pending at the next turn of the event loop, unless a claim takes it first. */
+  /**
+   * Sends what is pending on its own if no other call took it within PENDING_MS (the engine's next
+   * claim usually does, or the next page's lookup).
+   */
   private schedulePending(): void {
-    this.flushTimer ??= setImmediate(() => {
+    this.flushTimer ??= setTimeout(() => {
       this.flushTimer = null;
       this.sendPending();
-    });
+    }, PENDING_MS);
   }
 
   /** Sends the pending settles and updates now, in one settle script call (not awaited here: their callers are answered). */
   private sendPending(): void {
     if (this.settles.length === 0 && this.updates.length === 0) return;
     const p = this.takePending();
-    this.conn.run('settle', (c) => c.tcSettle(this.key, ...this.base, p.updates, p.settles)).then(
-      (res) => p.done(Buffer.from(res as number[])),
-      (err) => p.fail(err),
-    );
+    void p.answer(this.conn.run('settle', (c) => c.tcSettle(this.key, ...this.base, p.updates, p.settles)), (res) => Buffer.from(res as number[])).catch(() => undefined);
   }
 
-  /** The pending settles and updates, encoded, with how to answer their callers. */
-  private takePending(): { updates: Buffer; settles: Buffer; done(settled: Buffer): void; fail(err: unknown): void } {
+  /**
+   * The pending settles and updates, encoded, to send with a call; `answer(call, settledOf)` answers
+   * their callers from that call's reply (`settledOf`: the settles' results in it, a byte each), or
+   * with its failure, and returns the call.
+   */
+  private takePending(): { updates: Buffer; settles: Buffer; answer<R>(call: Promise<R>, settledOf: (reply: R) => Buffer): Promise<R> } {
     const settles = this.settles;
     const updates = this.updates;
     this.settles = [];
     this.updates = [];
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
     return {
       updates: Buffer.concat(updates.map((u) => u.blob)),
       settles: Buffer.concat(settles.map((p) => p.entry)),
-      done: (settled) => {
-        settles.forEach((p, i) => {
-          this.mine.delete(p.token);
-          p.resolve(settled[i] === 1);
-        });
-        for (const u of updates) u.resolve({ ids: [], existing: 0, existingAt: [] });
-      },
-      fail: (err) => {
-        for (const p of [...settles, ...updates]) p.reject(err);
-      },
+      answer: (call, settledOf) => call.then(
+        (reply) => {
+          const settled = settles.length ? settledOf(reply) : Buffer.alloc(0);
+          settles.forEach((p, i) => {
+            this.mine.delete(p.token);
+            p.resolve(settled[i] === 1);
+          });
+          for (const u of updates) u.resolve({ ids: [], existing: 0, existingAt: [] });
+          return reply;
+        },
+        (err: unknown) => {
+          for (const p of [...settles, ...updates]) p.reject(err);
+          throw err;
+        },
+      ),
     };
   }
 

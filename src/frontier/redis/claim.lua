@@ -9,13 +9,7 @@
 local function claim_now()
   local now = now_ms()
   local max, leaseMs, wno = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-  apply_updates(ARGV[9], now)
-  local settled = ''
-  if ARGV[10] and #ARGV[10] > 0 then
-    local bytes = {}
-    for i, ok in ipairs(settle_leases(ARGV[10], now)) do bytes[i] = ok == 1 and '\1' or '\0' end
-    settled = table.concat(bytes)
-  end
+  local settled = apply_pending(ARGV[9], ARGV[10], now)
   redis.call('HSET', K('workers'), wno, now)
   local pages = tonumber(redis.call('GET', K('pages')) or 0)
   local queued = 0

@@ -1,16 +1,19 @@
 -- Intake: ARGV[6] adds (one string), ARGV[7] number of changes, ARGV[8] priority updates (see
--- apply_updates, applied last), then
+-- apply_updates, applied last), ARGV[9] and ARGV[10] what the client sent before (see
+-- apply_pending, applied first), then
 --   per change (8 args): id, host id, URL hash ('': not given, found by id), priority, life, state,
 --   inlinks, inlinkScore ('' unchanged).
 -- An add: URL hash (16 bytes), depth, priority, life, hops, parentId (0 none), inlinks, inlinkScore
 -- (doubles, big-endian), state (1 byte), lengths of host, url, anchor (2, 2, 4 bytes; anchor
 -- 0xFFFFFFFF: none), then host, url and anchor.
--- Returns the id of each add, negative for those known already.
+-- Returns the pending settles' results (a string, see apply_pending), then the id of each add,
+-- negative for those known already.
 local now = now_ms()
+local settled = apply_pending(ARGV[9], ARGV[10], now)
 local adds, nChanges, updates = ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local touched = {}
 local hosts = {}
-local out = {}
+local out = { settled }
 local nextId = tonumber(redis.call('GET', K('seq')) or 0) + 1
 local firstId = nextId
 local queued = 0
@@ -67,7 +70,7 @@ if nextId > firstId then redis.call('SET', K('seq'), nextId - 1) end
 
 -- changes, a host at a time: its records and queue entries read in one call each, written in one each
 local byHost = {}
-local a = 9
+local a = 11
 for _ = 1, nChanges do
   local id = tonumber(ARGV[a])
   local hid, hash = tonumber(ARGV[a + 1]), ARGV[a + 2]

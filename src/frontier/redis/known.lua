@@ -1,9 +1,12 @@
--- Known: ARGV[6..] pairs of host name, 16-byte URL hash. Returns per pair '' (unknown), or its
--- id, host id, state, depth, priority, life, inlinks, inlinkScore as big-endian doubles (64 bytes);
--- a leased URL is IN_FLIGHT (1). Reads a host's records and queue entries in one call each.
+-- Known: ARGV[6] and ARGV[7] what the client sent since its last call (see apply_pending), then
+-- ARGV[8..] pairs of host name, 16-byte URL hash. Returns the pending settles' results (a string, see
+-- apply_pending), then per pair '' (unknown), or its id, host id, state, depth, priority, life,
+-- inlinks, inlinkScore as big-endian doubles (64 bytes); a leased URL is IN_FLIGHT (1). Reads a
+-- host's records and queue entries in one call each.
+local settled = apply_pending(ARGV[6], ARGV[7], now_ms())
 local out = {}
 local hids, groups = {}, {}
-local a, n = 6, 0
+local a, n = 8, 0
 while ARGV[a] do
   n = n + 1
   out[n] = ''
@@ -22,7 +25,7 @@ while ARGV[a] do
 end
 for hid, at in pairs(groups) do
   local hashes = {}
-  for k, i in ipairs(at) do hashes[k] = ARGV[5 + 2 * i] end
+  for k, i in ipairs(at) do hashes[k] = ARGV[7 + 2 * i] end
   local recs = mget(K('u:' .. hid), hashes)
   -- which of the records that say QUEUED are in their queue (the others are leased or done)
   local queued, qat = {}, {}
@@ -49,4 +52,6 @@ for hid, at in pairs(groups) do
     end
   end
 end
-return out
+local reply = { settled }
+for i = 1, n do reply[i + 1] = out[i] end
+return reply

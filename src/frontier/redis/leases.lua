@@ -91,3 +91,13 @@ local function settle_leases(blob, now)
   if pages ~= 0 then redis.call('INCRBY', K('pages'), pages) end
   return out
 end
+
+-- What the client sent since its last call, applied first by every script that takes it: priority
+-- updates (apply_updates), then settles (settle_leases). Returns the settles' results, a byte each.
+local function apply_pending(updates, settles, now)
+  apply_updates(updates, now)
+  if not settles or #settles == 0 then return '' end
+  local bytes = {}
+  for i, ok in ipairs(settle_leases(settles, now)) do bytes[i] = ok == 1 and '\1' or '\0' end
+  return table.concat(bytes)
+end
