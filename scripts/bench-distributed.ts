@@ -10,8 +10,9 @@
  *    priorities in [0, 1] with three decimals (many ties: FIFO), hashed with urlHash (generation and
  *    hashing are not timed); `intake({adds})` per `--batch` URLs. Redis memory per queued URL:
  *    `INFO memory` used_memory after the adds minus before, divided by the URLs.
- * 2. claims, 1 client: half the URLs, `claim(--claim-batch)` then every lease settled `done` (settles
- *    sent together, as a worker's pages end), delay 0, one lease per host at a time.
+ * 2. claims, 1 client: half the URLs, `claim(--claim-batch)` then every lease settled `done` (the
+ *    settles of one claim's leases sent with the next claim, as a worker's engine does), delay 0, one
+ *    lease per host at a time.
  * 3. claims, 4 clients (4 connections in this process, each its own RedisFrontier): the other half.
  * The crawl's keys are deleted at the end. Prints one JSON object with the command.
  */
@@ -58,18 +59,23 @@ async function drain(frontiers: RedisFrontier[], target: number): Promise<{ clai
   let claims = 0;
   const t0 = performance.now();
   await Promise.all(frontiers.map(async (f) => {
+    // as the crawl engine does: a claim goes out without waiting for the last settles, which ride with it
+    let settling: Promise<boolean[]> = Promise.resolve([]);
     while (claimed < target) {
       const c = await f.claim(Math.min(CLAIM, target - claimed), Date.now());
       claims++;
       if (c.kind !== 'urls') {
+        await settling;
         if (c.kind === 'wait') await new Promise((r) => setTimeout(r, 1));
         else break;
         continue;
       }
       claimed += c.leases.length;
       const now = Date.now();
-      await Promise.all(c.leases.map((l) => f.settle(l, { state: 'done' }, now)));
+      await settling;
+      settling = Promise.all(c.leases.map((l) => f.settle(l, { state: 'done' }, now)));
     }
+    await settling;
   }));
   return { claimed, ms: performance.now() - t0, claims };
 }
