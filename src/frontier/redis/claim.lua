@@ -15,31 +15,22 @@ local function claim_now()
   local queued = 0
 
   batch_begin()
-  -- leases not settled in time: their URLs go back to their host's queue, their pages to the budget
-  for _, m in ipairs(redis.call('ZRANGEBYSCORE', K('leases'), '-inf', now, 'LIMIT', 0, 1000)) do
-    redis.call('ZREM', K('leases'), m)
-    local hid, id = lease_parse(m)
-    local _, hash = ix_get(id)
-    local r = rec_get(hid, hash)
-    -- (a lease settled in the meantime is no longer in `leases`)
-    if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
-    local h = load_host(hid)
-    h.f, h.p, h.dirty = h.f - 1, h.p - 1, true
-    pages = pages - 1
-    place(hid, h, now)
-  end
-
-  -- released leases not confirmed in time (their host was freed when they were released)
-  for _, m in ipairs(redis.call('ZRANGEBYSCORE', K('held'), '-inf', now, 'LIMIT', 0, 1000)) do
-    redis.call('ZREM', K('held'), m)
-    local hid, id = lease_parse(m)
-    local _, hash = ix_get(id)
-    local r = rec_get(hid, hash)
-    if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
-    local h = load_host(hid)
-    h.p, h.dirty = h.p - 1, true
-    pages = pages - 1
-    place(hid, h, now)
+  -- leases not settled in time, and released ones not confirmed in time: their URLs go back to their
+  -- host's queue, their pages to the budget (a released one's host was freed when it was released)
+  for _, set in ipairs({ 'leases', 'held' }) do
+    for _, m in ipairs(redis.call('ZRANGEBYSCORE', K(set), '-inf', now, 'LIMIT', 0, 1000)) do
+      redis.call('ZREM', K(set), m)
+      local hid, id = lease_parse(m)
+      local _, hash = ix_get(id)
+      local r = rec_get(hid, hash)
+      -- (a lease settled in the meantime is no longer in its set)
+      if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
+      local h = load_host(hid)
+      if set == 'leases' then h.f = h.f - 1 end
+      h.p, h.dirty = h.p - 1, true
+      pages = pages - 1
+      place(hid, h, now)
+    end
   end
 
   -- hosts whose time has come

@@ -98,8 +98,28 @@ local function many(cmd, key, fields)
   end
   return out
 end
-local function mget(key, fields) return many('HMGET', key, fields) end
 local function zmscore(key, members) return many('ZMSCORE', key, members) end
+
+-- The records of some URLs of one host by hash (one HMGET), decoded (false: unknown), and which of
+-- those whose record says QUEUED are in the host's queue (one ZMSCORE): inq[i] true; the others are
+-- leased or done.
+local function host_records(hid, hashes)
+  local recs = many('HMGET', P .. 'u:' .. hid, hashes)
+  local qk, qat = {}, {}
+  for i, v in ipairs(recs) do
+    if v then
+      local r = cmsgpack.unpack(v)
+      recs[i] = r
+      if r[2] == QUEUED then
+        qk[#qk + 1] = idkey(r[1])
+        qat[#qat + 1] = i
+      end
+    end
+  end
+  local inq = {}
+  for j, score in ipairs(many('ZMSCORE', P .. 'q:' .. hid, qk)) do inq[qat[j]] = score ~= false end
+  return recs, inq
+end
 
 local function rec_get(hid, hash)
   local v = redis.call('HGET', P .. 'u:' .. hid, hash)

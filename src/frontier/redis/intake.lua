@@ -93,21 +93,9 @@ for hid, g in pairs(byHost) do
       at[c.hash] = #hashes
     end
   end
-  local recs = mget(K('u:' .. hid), hashes)
-  local qk, qat = {}, {}
-  for i, v in ipairs(recs) do
-    if v then
-      local r = cmsgpack.unpack(v)
-      recs[i] = r
-      if r[2] == QUEUED then
-        qk[#qk + 1] = idkey(r[1])
-        qat[#qat + 1] = i
-      end
-    end
-  end
   -- inq[i]: the URL is in its host's queue; qset[i]: its new score there (false: taken out)
-  local inq, qset, dirty = {}, {}, {}
-  for j, score in ipairs(zmscore(K('q:' .. hid), qk)) do inq[qat[j]] = score ~= false end
+  local recs, inq = host_records(hid, hashes)
+  local qset, dirty = {}, {}
   for _, c in ipairs(g) do
     local i = at[c.hash]
     local r = recs[i]

@@ -26,21 +26,7 @@ end
 for hid, at in pairs(groups) do
   local hashes = {}
   for k, i in ipairs(at) do hashes[k] = ARGV[7 + 2 * i] end
-  local recs = mget(K('u:' .. hid), hashes)
-  -- which of the records that say QUEUED are in their queue (the others are leased or done)
-  local queued, qat = {}, {}
-  for k, v in ipairs(recs) do
-    if v then
-      local r = cmsgpack.unpack(v)
-      recs[k] = r
-      if r[2] == QUEUED then
-        queued[#queued + 1] = idkey(r[1])
-        qat[#qat + 1] = k
-      end
-    end
-  end
-  local inq = {}
-  for j, score in ipairs(zmscore(K('q:' .. hid), queued)) do inq[qat[j]] = score ~= false end
+  local recs, inq = host_records(hid, hashes)
   for k, r in ipairs(recs) do
     if r then
       local state = r[2]
