@@ -1,11 +1,11 @@
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { TopicrawlError } from '../errors.js';
-import { urlHash } from '../url/url-hash.js';
 import { Checkpointer } from './checkpointer.js';
 import { CrawlLock } from './crawl-lock.js';
 import { assertCrawlFileOrNothing, CRAWL_FILE_SIDES, openDatabase, storeError } from './open-database.js';
 import { crawlTotals } from './crawl-report.js';
+import { SegmentRows } from './segment-rows.js';
 import { ROBOTS_UNREACHABLE_KEY, UrlState } from './schema.js';
 import type { HostRef, MetricsRow, PageOutcome, PageRecord, ResponseRecord, SyncStore, StoreCounters } from './store.js';
 
@@ -115,8 +115,7 @@ export class SqliteStore implements SyncStore {
       else if (!this.batchOpen) this.checkpointer?.afterCommit();
       return result;
     } catch (err) {
-      // rows this process remembers writing may have been rolled back with the unit or its group
-      this.ensured = { urls: new Set(), hosts: new Set() };
+      this.segment?.forget(); // its rows may have been rolled back with the unit or its group
       if (this.batchOpen && !this.db.inTransaction) {
         // SQLite rolled the whole group back (a full disk, an I/O error): nothing left to commit
         if (this.batchTimer) clearTimeout(this.batchTimer);
@@ -168,7 +167,7 @@ export class SqliteStore implements SyncStore {
   }
 
   private endWaiters(err: unknown): void {
-    if (err) this.ensured = { urls: new Set(), hosts: new Set() }; // the group's rows are gone
+    if (err) this.segment?.forget(); // the group's rows are gone
     const waiters = this.commitWaiters;
     this.commitWaiters = [];
     for (const w of waiters) {
@@ -227,45 +226,15 @@ export class SqliteStore implements SyncStore {
 
   /** A segment's host row under the shared frontier's id (a segment has no frontier of its own). */
   ensureHost(host: HostRef): void {
-    if (this.ensured.hosts.has(host.id)) return;
-    this.segmentSt().host.run(host.id, host.name);
-    this.ensured.hosts.add(host.id);
+    (this.segment ??= new SegmentRows(this.db)).ensureHost(host);
   }
-
-  /**
-   * Ids of the URL and host rows this process has written to the segment (ensureUrls, ensureHost),
-   * so a link to a URL seen before costs no statement; forgotten when a write fails (its rows may
-   * have been rolled back) and when it grows past a million URLs (then rows are written again: INSERT OR IGNORE).
-   */
-  private ensured = { urls: new Set<number>(), hosts: new Set<number>() };
 
   /** A segment's rows for the URLs of a record: the page, and its link targets as placeholders (state QUEUED). */
   ensureUrls(rec: PageRecord): void {
-    const st = this.segmentSt();
-    const u = rec.url;
-    const now = Date.now();
-    this.ensureHost(u.host);
-    st.url.run(u.id, u.hash ?? urlHash(u.url), u.url, u.host.id, UrlState.QUEUED, u.depth, u.priority, u.life, u.id, u.parentId, u.anchor, u.hops, now);
-    const seen = this.ensured.urls;
-    if (seen.size > 1_000_000) seen.clear();
-    for (const l of rec.links) {
-      if (!l.url || !l.hash || l.hostId === undefined || seen.has(l.toId)) continue;
-      if (l.hostId !== undefined && l.host) this.ensureHost({ id: l.hostId, name: l.host });
-      st.url.run(l.toId, l.hash, l.url, l.hostId, UrlState.QUEUED, u.depth + 1, 0, 0, l.toId, u.id, l.anchor || null, 0, now);
-      seen.add(l.toId);
-    }
+    (this.segment ??= new SegmentRows(this.db)).ensureUrls(rec);
   }
 
-  private segmentStatements: { host: Database.Statement; url: Database.Statement } | null = null;
-  private segmentSt() {
-    return (this.segmentStatements ??= {
-      host: this.db.prepare('INSERT OR IGNORE INTO hosts (id, name) VALUES (?, ?)'),
-      url: this.db.prepare(
-        `INSERT OR IGNORE INTO urls (id, hash, url, host_id, state, depth, priority, life, seq, parent_id, anchor, hops, discovered_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-    });
-  }
+  private segment: SegmentRows | null = null;
 
   anchorsTo(urlId: number): string[] {
     return (this.st.anchors.all(urlId) as { anchor: string }[]).map((r) => r.anchor);
