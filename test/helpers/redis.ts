@@ -9,7 +9,8 @@ export const REDIS_URL = process.env.TOPICRAWL_REDIS_URL ?? 'redis://127.0.0.1:6
 
 /**
  * A fresh crawl id on the test server for the current test: `connect()` gives connections (closed
- * when the test finishes) and `open()` frontiers on it; the crawl's keys are deleted when the test finishes.
+ * when the test finishes) and `open()` frontiers on it; the crawl's keys are deleted when the test
+ * finishes, also when the test used only the id.
  */
 export function testCrawl(name = 'test') {
   const crawlId = `${name}-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -17,8 +18,11 @@ export function testCrawl(name = 'test') {
   const frontiers: RedisFrontier[] = [];
   onTestFinished(async () => {
     for (const f of frontiers) await f.close().catch(() => {});
-    if (conns[0]) await deleteCrawl(conns[0], crawlId);
-    for (const c of conns) await c.close();
+    // a test that only took the id (its crawl ran in a Crawler or a worker process) gets a connection to delete it
+    const own = conns[0] ? null : new RedisConnection(REDIS_URL);
+    const conn = conns[0] ?? (await own!.connect());
+    await deleteCrawl(conn, crawlId);
+    for (const c of own ? [own] : conns) await c.close();
   });
   const connect = async () => {
     const c = new RedisConnection(REDIS_URL);
