@@ -40,8 +40,8 @@ export interface ProcessedPage {
   pruned: number;
   /**
    * Settles when the frontier applied the strategy's updates after this page (sent in order before
-   * any later call; a shared frontier sends them with the page's settle). A rejection is the
-   * frontier's failure, not the page's.
+   * any later call; a shared frontier sends them with its next call). A rejection is the frontier's
+   * failure, not the page's.
    */
   heard: Promise<void>;
 }
@@ -108,7 +108,6 @@ async function recordFetch(
   let intake: { infos: LinkInfo[]; ids: number[] } | null = null;
   if (!res.error && res.status >= 300 && res.status < 400 && res.location) {
     const r = await followRedirect(deps, item, res.location);
-    sent();
     error = r.error;
     note = r.note;
     newUrls += r.added;
@@ -131,12 +130,11 @@ async function recordFetch(
         pruned += out.pruned - out.revived;
       }
     }
-    sent();
     if (analysis.canonical) notes.push(`canonical ${analysis.canonical}`);
     if (analysis.noindex) notes.push('noindex');
     note = notes.length ? notes.join('; ') : note;
   }
-  sent();
+  sent(); // (a page whose links went in opened the gate as its intake was sent; the others open it here)
   if (attempts > 1) note = note ? `${note} (after ${attempts} attempts)` : `after ${attempts} attempts`;
   const fetchSeq = (await store.recordPage({
     url: recordedUrl(item), state: res.status > 0 ? UrlState.FETCHED : UrlState.FAILED, status: res.status, error, note,

@@ -77,9 +77,10 @@ export async function openSharedBackend(cfg: Config, dbPath: string, o: SharedCr
     frontier = await RedisFrontier.open(conn, {
       crawlId: o.crawlId, delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency,
       maxPages: cfg.limits.max_pages, maxPagesPerHost: cfg.limits.max_pages_per_host, leaseMs: o.leaseMs, workerId: worker,
-      beforeSettle: () => s.whenCommitted(),
+      beforeSettle: () => fileStore.durable(),
     });
     const f = frontier;
+    const fileStore = new CrawlFileStore(s, { segment: true, hostId: (name) => f.hostId(name) });
     const startedKey = `${crawlPrefix(o.crawlId)}started`;
     return {
       start: {
@@ -93,7 +94,7 @@ export async function openSharedBackend(cfg: Config, dbPath: string, o: SharedCr
           }
         },
       },
-      store: new CrawlFileStore(s, { segment: true, hostId: (name) => f.hostId(name) }), frontier: f,
+      store: fileStore, frontier: f,
       strategy: strategy ?? createStrategy(cfg.strategy.name, { ...cfg.strategy, location: cfg.location }),
       resumed: registered === 'joined' || of !== undefined,
       close: async (pending) => {

@@ -70,9 +70,9 @@ export class RedisFrontier implements Frontier {
   /** Claims sent: each carries its number, so that the server answers a resent one as the first time. */
   private claimNo = 0;
   /**
-   * Settles and the strategy's priority updates not sent yet: they ride with the next claim (one
-   * script call), or go on their own at the next turn of the event loop, or before any other call
-   * (so that calls take effect in the order they were made).
+   * Settles and the strategy's priority updates not sent yet: they ride with the next claim, lookup
+   * or intake (in the same script call, applied first), go on their own after PENDING_MS with no
+   * call to ride, or just before any other call (so that calls take effect in the order they were made).
    */
   private settles: { entry: Buffer; token: string; resolve: (ok: boolean) => void; reject: (e: unknown) => void }[] = [];
   private updates: { blob: Buffer; resolve: (r: IntakeResult) => void; reject: (e: unknown) => void }[] = [];
