@@ -12,25 +12,119 @@ export function redisScore(p: number): number {
   return Math.abs(p) < 2.2250738585072014e-308 ? 0 : p;
 }
 
-/** Encodes adds as one string for the intake script (layout in redis/intake.lua). */
-export function encodeAdds(adds: readonly NewUrl[]): Buffer {
-  const parts: Buffer[] = [];
-  for (const u of adds) {
-    const host = Buffer.from(u.host, 'utf8');
-    const url = Buffer.from(u.url, 'utf8');
-    const anchor = u.anchor == null ? null : Buffer.from(u.anchor, 'utf8');
-    const head = Buffer.allocUnsafe(16 + 7 * 8 + 1 + 2 + 2 + 4);
-    u.hash.copy(head, 0, 0, 16);
-    let o = 16;
-    for (const v of [u.depth, redisScore(u.priority), u.life, u.hops ?? 0, u.parentId ?? 0, u.inlinks ?? 0, u.inlinkScore ?? 0]) o = head.writeDoubleBE(v, o);
-    o = head.writeUInt8(u.state ?? UrlState.QUEUED, o);
-    o = head.writeUInt16BE(host.length, o);
-    o = head.writeUInt16BE(url.length, o);
-    head.writeUInt32BE(anchor ? anchor.length : 0xffffffff, o);
-    parts.push(head, host, url);
-    if (anchor) parts.push(anchor);
+/** The length of `v` in MessagePack as Lua's cmsgpack writes it (integers as such, doubles as float 32 when exact). */
+function mpNumberLength(v: number): number {
+  if (Number.isSafeInteger(v)) {
+    const m = Math.abs(v);
+    if (v >= 0 ? m < 128 : m <= 32) return 1;
+    if (v >= 0 ? m < 256 : m <= 128) return 2;
+    if (v >= 0 ? m < 65536 : m <= 32768) return 3;
+    if (v >= 0 ? m < 2 ** 32 : m <= 2 ** 31) return 5;
+    return 9;
   }
-  return Buffer.concat(parts);
+  return Math.fround(v) === v ? 5 : 9;
+}
+
+function mpNumber(b: Buffer, o: number, v: number): number {
+  if (Number.isSafeInteger(v)) {
+    if (v >= 0) {
+      if (v < 128) return b.writeUInt8(v, o);
+      if (v < 256) return b.writeUInt8(v, b.writeUInt8(0xcc, o));
+      if (v < 65536) return b.writeUInt16BE(v, b.writeUInt8(0xcd, o));
+      if (v < 2 ** 32) return b.writeUInt32BE(v, b.writeUInt8(0xce, o));
+      return b.writeBigUInt64BE(BigInt(v), b.writeUInt8(0xcf, o));
+    }
+    if (v >= -32) return b.writeInt8(v, o);
+    if (v >= -128) return b.writeInt8(v, b.writeUInt8(0xd0, o));
+    if (v >= -32768) return b.writeInt16BE(v, b.writeUInt8(0xd1, o));
+    if (v >= -(2 ** 31)) return b.writeInt32BE(v, b.writeUInt8(0xd2, o));
+    return b.writeBigInt64BE(BigInt(v), b.writeUInt8(0xd3, o));
+  }
+  if (Math.fround(v) === v) return b.writeFloatBE(v, b.writeUInt8(0xca, o));
+  return b.writeDoubleBE(v, b.writeUInt8(0xcb, o));
+}
+
+const mpStringHead = (n: number) => (n < 32 ? 1 : n < 256 ? 2 : n < 65536 ? 3 : 5);
+
+/** Writes the head of a MessagePack string of `n` bytes. */
+function mpStringAt(b: Buffer, o: number, n: number): number {
+  if (n < 32) return b.writeUInt8(0xa0 | n, o);
+  if (n < 256) return b.writeUInt8(n, b.writeUInt8(0xd9, o));
+  if (n < 65536) return b.writeUInt16BE(n, b.writeUInt8(0xda, o));
+  return b.writeUInt32BE(n, b.writeUInt8(0xdb, o));
+}
+
+/** A URL as its record stores it (redis/common.lua, u:<hid>): the part after the scheme and host, and the scheme (1 http, 2 https, 0 whole URL). */
+function urlRest(url: string, host: string): [string, number] {
+  if (url.startsWith('http://') && url.startsWith(host, 7)) return [url.slice(7 + host.length), 1];
+  if (url.startsWith('https://') && url.startsWith(host, 8)) return [url.slice(8 + host.length), 2];
+  return [url, 0];
+}
+
+/** Fixed part of an add (see encodeAdds): hash, priority, state, host id, lengths of host and record. */
+const ADD_HEAD = 16 + 8 + 1 + 4 + 2 + 4;
+
+/**
+ * Encodes adds as one string for the intake script (layout in redis/intake.lua): the crawl's
+ * `epoch` in which the host ids were learnt, then the adds. Each carries its record (u:<hid> in
+ * redis/common.lua) already in MessagePack but for the id, which the script gives, and its host's
+ * id when `hostId` knows it, else the host's name. Returns the string and the
+ * indexes of the adds sent by name (the script answers their host ids, in that order).
+ */
+export function encodeAdds(adds: readonly NewUrl[], hostId: (host: string) => number | undefined = () => undefined, epoch = ''): { blob: Buffer; byName: number[] } {
+  const byName: number[] = [];
+  let named = false;
+  const rows: { hid: number; rest: string; scheme: number; hostLen: number; restLen: number; anchorLen: number; len: number }[] = [];
+  let total = 0;
+  adds.forEach((u, i) => {
+    const hid = hostId(u.host) ?? 0;
+    if (hid === 0) byName.push(i);
+    else named = true;
+    const [rest, scheme] = urlRest(u.url, u.host);
+    const hostLen = hid === 0 ? Buffer.byteLength(u.host) : 0;
+    const restLen = Buffer.byteLength(rest);
+    const anchorLen = u.anchor == null ? -1 : Buffer.byteLength(u.anchor);
+    let len = restLen + mpStringHead(restLen) + 1 + (anchorLen >= 0 ? anchorLen + mpStringHead(anchorLen) : 1);
+    len += mpNumberLength(u.state ?? UrlState.QUEUED) + mpNumberLength(u.depth) + mpNumberLength(u.life) + mpNumberLength(redisScore(u.priority));
+    len += mpNumberLength(u.hops ?? 0) + mpNumberLength(u.parentId ?? 0) + mpNumberLength(u.inlinks ?? 0) + mpNumberLength(u.inlinkScore ?? 0);
+    rows.push({ hid, rest, scheme, hostLen, restLen, anchorLen, len });
+    total += ADD_HEAD + hostLen + len;
+  });
+  const e = named ? Buffer.from(epoch, 'latin1') : Buffer.alloc(0);
+  if (e.length > 255) throw new Error(`not an epoch of the shared frontier: ${epoch}`);
+  const b = Buffer.allocUnsafe(1 + e.length + total);
+  let o = b.writeUInt8(e.length, 0);
+  o += e.copy(b, o);
+  adds.forEach((u, i) => {
+    const r = rows[i];
+    const state = u.state ?? UrlState.QUEUED;
+    const priority = redisScore(u.priority);
+    o += u.hash.copy(b, o, 0, 16);
+    o = b.writeDoubleBE(priority, o);
+    o = b.writeUInt8(state, o);
+    o = b.writeUInt32BE(r.hid, o);
+    o = b.writeUInt16BE(r.hostLen, o);
+    o = b.writeUInt32BE(r.len, o);
+    if (r.hostLen > 0) o += b.write(u.host, o, 'utf8');
+    // the record but its first field: state, depth, life, priority, hops, parentId (0 none), anchor
+    // (false none), inlinks, inlinkScore, url, scheme
+    o = mpNumber(b, o, state);
+    o = mpNumber(b, o, u.depth);
+    o = mpNumber(b, o, u.life);
+    o = mpNumber(b, o, priority);
+    o = mpNumber(b, o, u.hops ?? 0);
+    o = mpNumber(b, o, u.parentId ?? 0);
+    if (r.anchorLen >= 0) {
+      o = mpStringAt(b, o, r.anchorLen);
+      o += b.write(u.anchor!, o, 'utf8');
+    } else o = b.writeUInt8(0xc2, o);
+    o = mpNumber(b, o, u.inlinks ?? 0);
+    o = mpNumber(b, o, u.inlinkScore ?? 0);
+    o = mpStringAt(b, o, r.restLen);
+    o += b.write(r.rest, o, 'utf8');
+    o = mpNumber(b, o, r.scheme);
+  });
+  return { blob: b, byName };
 }
 
 /** Encodes priority updates for the scripts (apply_updates in redis/common.lua): id and priority as doubles. */

@@ -67,6 +67,8 @@ export interface FrontierCommands {
   tcClaimBuffer(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
   tcSettle(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
   tcIntake(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
+  /** tcIntake with binary replies: the host ids it answers are packed. */
+  tcIntakeBuffer(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
   tcKnown(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
   /** tcKnown with binary replies: each known URL's figures packed as doubles. */
   tcKnownBuffer(key: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
@@ -142,7 +144,7 @@ export class RedisConnection {
     } catch (err) {
       if (err instanceof TopicrawlError) throw err;
       const msg = err instanceof Error ? err.message : String(err);
-      if (/^(ERR|WRONGTYPE|NOSCRIPT|BUSY|OOM|READONLY|MISCONF|NOAUTH|WRONGPASS)/.test(msg)) {
+      if (/^(ERR|WRONGTYPE|NOSCRIPT|BUSY|OOM|READONLY|MISCONF|NOAUTH|WRONGPASS|TC_)/.test(msg)) {
         throw new TopicrawlError('E_REDIS', `${this.where}: ${what} failed: ${msg.split('\n')[0]}`, { url: this.where }, { cause: err });
       }
       if (this.lastError === '') this.lastError = msg;

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { TopicrawlError } from '../errors.js';
 import type { Claim, Frontier, IntakeBatch, IntakeResult, KnownUrl, Lease, Settlement, UrlKey } from './frontier.js';
+import { RedisHostIds } from './redis-host-ids.js';
 import { decodeLease, encodeAdds, encodeSettle, encodeUpdates, redisScore, SETTLE_DONE, SETTLE_RELEASE, SETTLE_REQUEUE } from './redis-codec.js';
 import type { RedisConnection } from './redis-connection.js';
 import { UrlState } from './url-state.js';
@@ -64,6 +65,7 @@ export class RedisFrontier implements Frontier {
   private readonly leaseMs: number;
   private readonly beforeSettle: (() => Promise<void>) | undefined;
   private readonly mine = new Map<string, Lease>();
+  private readonly hostIds = new RedisHostIds();
   private closed = false;
   /** This client's number in the worker registry (in its lease members). */
   private workerNo = 0;
@@ -94,7 +96,13 @@ export class RedisFrontier implements Frontier {
     f.workerNo = Number(await conn.run('registering the worker', (c) => c.tcHosts(f.key, ...f.base, 'worker', f.workerId)));
     const info = JSON.stringify({ host: hostname(), pid: process.pid, startedAt: Date.now() });
     await conn.run('registering the worker', (c) => c.hset(`${f.prefix}winfo`, f.workerId, info));
+    f.hostIds.reset(await f.epoch());
     return f;
+  }
+
+  /** The crawl's epoch on the server (redis/hosts.lua), in which the host ids learnt hold. */
+  private async epoch(): Promise<string> {
+    return String(await this.conn.run('reading the crawl\'s epoch', (c) => c.tcHosts(this.key, ...this.base, 'epoch')));
   }
 
   async known(urls: readonly UrlKey[]): Promise<Map<string, KnownUrl>> {
@@ -108,6 +116,7 @@ export class RedisFrontier implements Frontier {
       rows.forEach((r, j) => {
         if (r.length === 0) return;
         const d = (k: number) => r.readDoubleBE(8 * k);
+        this.hostIds.set(part[j].host, d(1));
         out.set(part[j].hash.toString('hex'), {
           id: d(0), hostId: d(1), state: d(2) as UrlState, depth: d(3), priority: d(4), life: d(5), inlinks: d(6), inlinkScore: d(7),
         });
@@ -135,10 +144,22 @@ export class RedisFrontier implements Frontier {
       const last = i + INTAKE_CHUNK >= adds.length;
       const ch = last ? changes : [];
       const p = i === 0 ? this.takePending() : null;
-      const args: (string | number | Buffer)[] = [encodeAdds(adds.slice(i, i + INTAKE_CHUNK)), ch.length, last ? encodeUpdates(updates) : '', p?.updates ?? '', p?.settles ?? ''];
-      for (const c of ch) args.push(c.id, c.hostId, c.hash ?? '', c.priority === undefined ? '' : redisScore(c.priority), opt(c.life), opt(c.state), opt(c.inlinks), opt(c.inlinkScore));
-      const call = this.conn.run('intake', (c) => c.tcIntake(this.key, ...this.base, ...args)) as Promise<[string, ...number[]]>;
-      calls.push((p ? p.answer(call, (r) => Buffer.from(r[0], 'latin1')) : call).then((r) => r.slice(1) as number[]));
+      const chunk = adds.slice(i, i + INTAKE_CHUNK);
+      let sent = encodeAdds(chunk, (host) => this.hostIds.get(host), this.hostIds.epoch);
+      const rest: (string | number | Buffer)[] = [ch.length, last ? encodeUpdates(updates) : '', p?.updates ?? '', p?.settles ?? ''];
+      for (const c of ch) rest.push(c.id, c.hostId, c.hash ?? '', c.priority === undefined ? '' : redisScore(c.priority), opt(c.life), opt(c.state), opt(c.inlinks), opt(c.inlinkScore));
+      const send = () => this.conn.run('intake', (c) => c.tcIntakeBuffer(this.key, ...this.base, sent.blob, ...rest)) as Promise<[Buffer, Buffer, ...number[]]>;
+      // host ids of an earlier epoch (the server lost the crawl's keys): nothing was done; again by name
+      const call = send().catch(async (err: unknown) => {
+        if (!(err instanceof Error && err.message.includes('TC_STALE_HOSTS'))) throw err;
+        this.hostIds.reset(await this.epoch());
+        sent = encodeAdds(chunk);
+        return send();
+      });
+      calls.push((p ? p.answer(call, (r) => r[0]) : call).then((r) => {
+        this.hostIds.learn(chunk, sent.byName, r[1]);
+        return r.slice(2) as number[];
+      }));
     }
     const ids: number[] = [];
     const existingAt: number[] = [];
@@ -164,6 +185,7 @@ export class RedisFrontier implements Frontier {
     for (let i = 3; i < b.length; i++) {
       const lease = decodeLease(b[i] as Buffer);
       this.mine.set(lease.token, lease);
+      this.hostIds.set(lease.host, lease.hostId);
       leases.push(lease);
     }
     return { kind: 'urls', leases };

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Frontier, Lease, NewUrl } from '../../src/frontier/frontier.js';
 import { redisCrawlStats } from '../../src/frontier/redis-crawl-stats.js';
+import { deleteCrawl } from '../../src/frontier/redis-crawl-keys.js';
 import { crawlPrefix } from '../../src/frontier/redis-frontier.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
 import { UrlState } from '../../src/frontier/url-state.js';
@@ -271,7 +272,7 @@ describe('RedisFrontier', () => {
     expect(first.kind === 'urls' && first.leases.map((l) => l.url)).toEqual(['http://a.test/1', 'http://a.test/2']);
     if (first.kind !== 'urls') return;
     const calls: string[] = [];
-    for (const name of ['tcSettle', 'tcClaimBuffer', 'tcIntake', 'tcKnownBuffer'] as const) {
+    for (const name of ['tcSettle', 'tcClaimBuffer', 'tcIntakeBuffer', 'tcKnownBuffer'] as const) {
       const orig = conn.client[name].bind(conn.client) as (key: string, ...args: (string | number | Buffer)[]) => Promise<unknown>;
       conn.client[name] = (key: string, ...args: (string | number | Buffer)[]) => {
         calls.push(name);
@@ -360,5 +361,64 @@ describe('RedisFrontier', () => {
     const again = (await claimOne(f))!;
     expect(again.url).toBe('http://a.test/2');
     expect(Number(await conn.client.get(`${crawlPrefix(crawl.crawlId)}pages`))).toBe(2);
+  });
+  it('names a host by its id once it learnt it (from an intake or a lease), and by its name again when the server lost the crawl', async () => {
+    const crawl = testCrawl();
+    const conn = await crawl.connect();
+    const f = await crawl.open({}, conn);
+    await f.intake({ adds: [entry('http://a.test/1', 1)] });
+    const lease = (await claimOne(f))!;
+    expect(lease.host).toBe('a.test');
+    const sent: Buffer[] = [];
+    const orig = conn.client.tcIntakeBuffer.bind(conn.client);
+    conn.client.tcIntakeBuffer = (key: string, ...args: (string | number | Buffer)[]) => {
+      sent.push(args[5] as Buffer);
+      return orig(key, ...args);
+    };
+    // a.test is known by id; c.test is new: by name
+    await f.intake({ adds: [entry('http://a.test/2', 2), entry('http://c.test/1', 1)] });
+    expect(sent).toHaveLength(1);
+    expect(sent[0].includes('a.test')).toBe(false);
+    expect(sent[0].includes('c.test')).toBe(true);
+    expect(await f.settle(lease, { state: 'done' }, Date.now())).toBe(true);
+    const c = await f.claim(2, Date.now());
+    expect(c.kind === 'urls' && c.leases.map((l) => [l.url, l.host])).toEqual([['http://a.test/2', 'a.test'], ['http://c.test/1', 'c.test']]);
+    // the server loses the crawl's keys: ids of the old epoch are refused, nothing done, the adds go again by name
+    await deleteCrawl(conn, crawl.crawlId);
+    sent.length = 0;
+    const { ids } = await f.intake({ adds: [entry('http://c.test/2', 0), entry('http://a.test/3', 5)] });
+    expect(ids).toEqual([1, 2]);
+    expect(sent).toHaveLength(2);
+    expect(sent[0].includes('c.test')).toBe(false);
+    expect(sent[1].includes('c.test') && sent[1].includes('a.test')).toBe(true);
+    expect(await f.size()).toBe(2);
+    const again = await f.claim(2, Date.now());
+    expect(again.kind === 'urls' && again.leases.map((l) => [l.url, l.host])).toEqual([['http://a.test/3', 'a.test'], ['http://c.test/2', 'c.test']]);
+  });
+  it('keeps every field of an add exactly as given (the record is encoded by the client, the id by the script)', async () => {
+    const crawl = testCrawl();
+    const f = await crawl.open();
+    const cases: NewUrl[] = [
+      entry('http://a.test/x?q=1', 0.1, { depth: 0, life: 3, hops: 0, anchor: 'é'.repeat(40), inlinks: 2, inlinkScore: 0.5 }),
+      entry('https://b.test/', -3, { depth: 200, life: -1, hops: 70000, parentId: 5e9, anchor: 'a'.repeat(300), inlinks: 1e6, inlinkScore: 1.5e300 }),
+      entry('http://c.test:8080/p', 2 ** 40 + 0.25, { depth: 7, life: 2.5, hops: 3, parentId: 255, anchor: '', inlinks: -1, inlinkScore: -0.75 }),
+      { ...entry('http://d.test/p', 1e-9, { depth: 1, anchor: null }), url: 'http://d.test/p' },
+    ];
+    const { ids } = await f.intake({ adds: cases });
+    const known = await f.known(cases.map((u) => ({ hash: u.hash, host: u.host })));
+    const got: Lease[] = [];
+    for (;;) {
+      const c = await f.claim(10, Date.now());
+      if (c.kind !== 'urls') break;
+      got.push(...c.leases);
+      for (const l of c.leases) await f.settle(l, { state: 'done' }, Date.now());
+    }
+    expect(got).toHaveLength(cases.length);
+    cases.forEach((u, i) => {
+      const k = known.get(u.hash.toString('hex'))!;
+      expect(k).toMatchObject({ id: ids[i], depth: u.depth, priority: u.priority, life: u.life, inlinks: u.inlinks ?? 0, inlinkScore: u.inlinkScore ?? 0 });
+      const l = got.find((x) => x.id === ids[i])!;
+      expect(l).toMatchObject({ url: u.url, host: u.host, depth: u.depth, priority: u.priority, life: u.life, hops: u.hops ?? 0, parentId: u.parentId, anchor: u.anchor });
+    });
   });
 });

@@ -9,9 +9,10 @@
 --             so equal scores order by id = discovery sequence (first in, first out).
 --   ix:<id/128> hash: id % 128 -> 4-byte host id .. 16-byte URL hash (finds a URL by id), then,
 --             once a lease of it was settled done (FETCHED), that lease's worker and claim numbers.
---   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc10' then its name): t may be
+--   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc10d' then its name): t may be
 --             contacted from (server ms), f leases out, p pages counted, d delay (ms; -1: the
---             crawl's), s suspended, w in `sleep`, whether it is in `ready`, its member there.
+--             crawl's), s suspended, w in `sleep`, whether it is in `ready`, its member there (r)
+--             and score there (b: -priority of its best URL).
 --   hosts     hash name -> host id; hid, seq, cno, wno: counters (host, URL, claim, worker numbers).
 --   ready     zset of hosts that may be contacted: score -priority of their best URL, member
 --             6-byte id of that URL .. 4-byte host id (ties: the earlier URL first).
@@ -20,6 +21,7 @@
 --             score its expiry (server ms).
 --   held      zset: leases released (their page handled, its record not yet durable; their host
 --             freed), same members and scores, until a done confirms them or they expire.
+--   epoch     string: host ids learnt by a client hold while it is unchanged (hosts.lua).
 --   queued, pages: counters; workers: hash worker number -> last claim (ms); wnames/wnos: numbers <-> names.
 --   wlast     hash worker number -> its last claim's call number and reply (a resent claim gets it again).
 -- ARGV[1] prefix, ARGV[2] per-host concurrency, ARGV[3] pages per host (0: no limit),
@@ -74,13 +76,7 @@ local function rnum(x)
   return string.format('%.17g', x)
 end
 
--- the stored form of a URL of host `host`: suffix and scheme (see u:<hid>)
-local function url_pack(url, host)
-  local n = #host
-  if string.sub(url, 1, 7 + n) == 'http://' .. host then return string.sub(url, 8 + n), 1 end
-  if string.sub(url, 1, 8 + n) == 'https://' .. host then return string.sub(url, 9 + n), 2 end
-  return url, 0
-end
+-- a URL of host `host` from its record (the client stores it so: see redis-codec.ts, encodeAdds)
 local function url_of(r, host)
   local s = r[12]
   if s == 1 then return 'http://' .. host .. r[11] end
@@ -132,17 +128,20 @@ local function in_queue(hid, id) return redis.call('ZSCORE', P .. 'q:' .. hid, i
 local NO_MEMBER = string.rep('\0', 10)
 
 -- The state of a host (nil if there is no such host).
+local function parse_host(v)
+  local t, f, p, own, s, w, inr, r, b, at = struct.unpack('>di4i4i4BBBc10d', v)
+  return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
+    r = inr == 1 and r or '', b = b, n = string.sub(v, at), dirty = false }
+end
 local function load_host(hid)
   local v = redis.call('GET', P .. 'h:' .. hid)
   if not v then return nil end
-  local t, f, p, own, s, w, inr, r, at = struct.unpack('>di4i4i4BBBc10', v)
-  return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
-    r = inr == 1 and r or '', n = string.sub(v, at), dirty = false }
+  return parse_host(v)
 end
 
 local function save_host(hid, h)
-  redis.call('SET', P .. 'h:' .. hid, struct.pack('>di4i4i4BBBc10', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
-    h.r ~= '' and 1 or 0, h.r ~= '' and h.r or NO_MEMBER) .. h.n)
+  redis.call('SET', P .. 'h:' .. hid, struct.pack('>di4i4i4BBBc10d', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
+    h.r ~= '' and 1 or 0, h.r ~= '' and h.r or NO_MEMBER, h.r ~= '' and h.b or 0) .. h.n)
 end
 
 local function host_id(name, cache)
@@ -152,7 +151,7 @@ local function host_id(name, cache)
   if not hid then
     hid = redis.call('INCR', P .. 'hid')
     redis.call('HSET', P .. 'hosts', name, hid)
-    save_host(hid, { t = 0, f = 0, p = 0, d = DELAY, own = -1, s = false, w = false, r = '', n = name })
+    save_host(hid, { t = 0, f = 0, p = 0, d = DELAY, own = -1, s = false, w = false, r = '', b = 0, n = name })
   end
   hid = tonumber(hid)
   if cache then cache[name] = hid end
@@ -201,20 +200,52 @@ local function place(hid, h, now)
   if not h.s and h.f < CONC and (MAXHOST == 0 or h.p < MAXHOST) then
     local best = redis.call('ZRANGE', P .. 'q:' .. hid, 0, 0, 'WITHSCORES')
     if #best > 0 then
-      if h.t > now then sleeping = true else nr, score = best[1] .. hidkey(hid), best[2] end
+      if h.t > now then sleeping = true else nr, score = best[1] .. hidkey(hid), tonumber(best[2]) end
     end
   end
-  -- (the score of an unchanged member is set again: its URL's priority may have changed)
-  if nr ~= '' then zset('ready', nr, score) end
-  if nr == h.r and sleeping == h.w and not (sleeping and h.dirty) and not h.popped then
+  if nr == h.r and not h.popped and (nr == '' or score == h.b) and sleeping == h.w and not (sleeping and h.dirty) then
     if h.dirty then save_host(hid, h) end
     return
   end
-  if h.r ~= '' and h.r ~= nr then zset('ready', h.r, false) end
+  if h.r ~= '' and h.r ~= nr and not h.popped then zset('ready', h.r, false) end
+  if nr ~= '' then zset('ready', nr, score) end
   if sleeping then zset('sleep', hid, h.t)
   elseif h.w then zset('sleep', hid, false) end
-  h.r, h.w, h.dirty, h.popped = nr, sleeping, false, false
+  h.r, h.b, h.w, h.dirty, h.popped = nr, score or 0, sleeping, false, false
   save_host(hid, h)
+end
+
+-- Places hosts that only gained URLs since they were placed: `gained` maps each of `hids` to the
+-- score and id of the best of them (the lowest score, then the lowest id; false: the host had other
+-- changes, and is placed apart). A host in `ready` stays there unless
+-- one of them is better than its best (an equal score keeps the older URL); one asleep before its
+-- time sleeps on; others are placed anew. Their states are read in one MGET per 1000 hosts, and only
+-- the flags and score needed for that decision are decoded (offsets in the h:<hid> layout).
+local function place_gained(gained, all, now)
+  local hids = {}
+  for _, hid in ipairs(all) do
+    if gained[hid] then hids[#hids + 1] = hid end
+  end
+  for i = 1, #hids, 1000 do
+    local keys = {}
+    for j = i, math.min(#hids, i + 999) do keys[j - i + 1] = P .. 'h:' .. hids[j] end
+    for k, v in ipairs(redis.call('MGET', unpack(keys))) do
+      local hid = hids[i + k - 1]
+      local g = gained[hid]
+      if string.byte(v, 23) == 1 then
+        -- in `ready`
+        if g[1] < struct.unpack('>d', v, 34) then
+          local h = parse_host(v)
+          zset('ready', h.r, false)
+          h.r, h.b = idkey(g[2]) .. hidkey(hid), g[1]
+          zset('ready', h.r, g[1])
+          save_host(hid, h)
+        end
+      elseif not (string.byte(v, 22) == 1 and struct.unpack('>d', v, 1) > now) then
+        place(hid, parse_host(v), now)
+      end
+    end
+  end
 end
 
 local function sched(hid, now) place(hid, load_host(hid), now) end

@@ -4,8 +4,15 @@
 --   defer <hid> <ms>     -> the host waits at least this long from now
 --   suspend <hid>        -> the host is handed out no more (its URLs stay queued)
 --   worker <name>        -> the worker's number (created if new)
+--   epoch                -> the crawl's epoch (created if missing: the server lost the crawl's keys,
+--                           or the crawl is new); host ids a client learnt hold while it stays
 local op = ARGV[6]
 if op == 'id' then return host_id(ARGV[7]) end
+if op == 'epoch' then
+  local t = redis.call('TIME')
+  redis.call('SET', K('epoch'), t[1] .. '.' .. t[2], 'NX')
+  return redis.call('GET', K('epoch'))
+end
 if op == 'worker' then
   local wno = redis.call('HGET', K('wnos'), ARGV[7])
   if wno then return tonumber(wno) end

@@ -3,39 +3,53 @@
 -- apply_pending, applied first), then
 --   per change (8 args): id, host id, URL hash ('': not given, found by id), priority, life, state,
 --   inlinks, inlinkScore ('' unchanged).
--- An add: URL hash (16 bytes), depth, priority, life, hops, parentId (0 none), inlinks, inlinkScore
--- (doubles, big-endian), state (1 byte), lengths of host, url, anchor (2, 2, 4 bytes; anchor
--- 0xFFFFFFFF: none), then host, url and anchor.
--- Returns the pending settles' results (a string, see apply_pending), then the id of each add,
--- negative for those known already.
+-- The adds: the length of the crawl's epoch in which their host ids were learnt (1 byte; 0: they
+-- name no host by id), that epoch (see hosts.lua), then per add its URL hash (16 bytes), priority (big-endian double), state (1 byte), host id (4 bytes; 0:
+-- by name), lengths of host name (0 with an id) and record (2, 4 bytes), the name, then the URL's
+-- record (u:<hid>) in MessagePack without its array head and first field, the id, given here.
+-- Returns the pending settles' results (a string, see apply_pending), the host ids of the adds
+-- sent by name (4 bytes each, in order), then the id of each add, negative for those known already.
+local adds, nChanges, updates = ARGV[6], tonumber(ARGV[7]), ARGV[8]
+-- host ids hold while the crawl's epoch is the one the client learnt them in; else (the server lost
+-- the crawl's keys) nothing is done and the answer is the error TC_STALE_HOSTS (the client learns
+-- the new epoch and sends the adds again by name)
+local el = string.byte(adds, 1)
+if el > 0 and redis.call('GET', K('epoch')) ~= string.sub(adds, 2, 1 + el) then
+  return redis.error_reply('TC_STALE_HOSTS the host ids sent are of another epoch of this crawl')
+end
 local now = now_ms()
 local settled = apply_pending(ARGV[9], ARGV[10], now)
-local adds, nChanges, updates = ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local touched = {}
+-- hosts that gained URLs: the best of them (score, id); `false` once the host has other changes
+local gained, gainedAt = {}, {}
 local hosts = {}
-local out = { settled }
+local named = {}
+local out = { settled, '' }
 local nextId = tonumber(redis.call('GET', K('seq')) or 0) + 1
 local firstId = nextId
 local queued = 0
 local ixw, qw = {}, {}
-local at = 1
+local at = 2 + el
+-- per host: its u:<hid> key and 4-byte id
+local ukey, hkey = {}, {}
+local nOut = 2
 while at <= #adds do
-  local hash, depth, prio, life, hops, parent, inl, inlScore, state, hl, ul, al, pos =
-    struct.unpack('>c16dddddddBI2I2I4', adds, at)
-  local host = string.sub(adds, pos, pos + hl - 1)
-  local url = string.sub(adds, pos + hl, pos + hl + ul - 1)
-  local anchor = false
-  if al ~= 4294967295 then
-    anchor = string.sub(adds, pos + hl + ul, pos + hl + ul + al - 1)
-    at = pos + hl + ul + al
-  else
-    at = pos + hl + ul
+  local hash, prio, state, hid, hl, rl, pos = struct.unpack('>c16dBI4I2I4', adds, at)
+  if hid == 0 then
+    hid = host_id(string.sub(adds, pos, pos + hl - 1), hosts)
+    named[#named + 1] = hidkey(hid)
   end
-  local hid = host_id(host, hosts)
+  local uk = ukey[hid]
+  if not uk then
+    uk = K('u:' .. hid)
+    ukey[hid], hkey[hid] = uk, hidkey(hid)
+  end
   local id = nextId
-  local rest, scheme = url_pack(url, host)
-  local r = { id, state, depth, life, prio, hops, parent, anchor, inl, inlScore, rest, scheme }
-  if redis.call('HSETNX', K('u:' .. hid), hash, cmsgpack.pack(r)) == 1 then
+  -- (0x9c: an array of 12; the id as MessagePack's uint 32)
+  local rec = '\156' .. (id < TWO32 and struct.pack('>BI4', 0xce, id) or cmsgpack.pack(id)) .. string.sub(adds, pos + hl, pos + hl + rl - 1)
+  at = pos + hl + rl
+  nOut = nOut + 1
+  if redis.call('HSETNX', uk, hash, rec) == 1 then
     nextId = nextId + 1
     -- the id index and the queues are written after the loop, a bucket or a host at a time
     local b = math.floor(id / 128)
@@ -45,21 +59,26 @@ while at <= #adds do
       ixw[b] = ix
     end
     ix[#ix + 1] = id % 128
-    ix[#ix + 1] = hidkey(hid) .. hash
+    ix[#ix + 1] = hkey[hid] .. hash
     if state == QUEUED then
       local q = qw[hid]
+      local s = -prio
       if not q then
-        q = {}
-        qw[hid] = q
+        qw[hid] = { s, idkey(id) }
+        gained[hid] = { s, id }
+        gainedAt[#gainedAt + 1] = hid
+        touched[hid] = true
+      else
+        q[#q + 1] = s
+        q[#q + 1] = idkey(id)
+        local g = gained[hid]
+        if s < g[1] then g[1], g[2] = s, id end
       end
-      q[#q + 1] = -prio
-      q[#q + 1] = idkey(id)
       queued = queued + 1
-      touched[hid] = true
     end
-    out[#out + 1] = id
+    out[nOut] = id
   else
-    out[#out + 1] = -rec_get(hid, hash)[1]
+    out[nOut] = -rec_get(hid, hash)[1]
   end
 end
 for b, ix in pairs(ixw) do redis.call('HSET', K('ix:' .. b), unpack(ix)) end
@@ -67,6 +86,7 @@ for hid, q in pairs(qw) do
   for i = 1, #q, 1000 do redis.call('ZADD', K('q:' .. hid), unpack(q, i, math.min(#q, i + 999))) end
 end
 if nextId > firstId then redis.call('SET', K('seq'), nextId - 1) end
+out[2] = table.concat(named)
 
 -- changes, a host at a time: its records and queue entries read in one call each, written in one each
 local byHost = {}
@@ -123,6 +143,7 @@ for hid, g in pairs(byHost) do
         touched[hid] = true
       end
       dirty[i] = true
+      gained[hid] = false
     end
   end
   local hset, zadd, zrem = {}, {}, {}
@@ -145,7 +166,10 @@ end
 
 if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
 batch_begin()
-for hid in pairs(touched) do sched(hid, now) end
+for hid in pairs(touched) do
+  if not gained[hid] then sched(hid, now) end
+end
+place_gained(gained, gainedAt, now)
 batch_flush()
 apply_updates(updates, now)
 return out
