@@ -4,7 +4,7 @@
  *
  *   npx tsx scripts/bench-frontier.ts [--urls 10000000] [--hosts 100000] [--batch 10000] [--db FILE]
  *                                     [--dequeue-batch 1000] [--in-flight 64] [--delay-seconds 5] [--enqueue-only] [--keep]
- *                                     [--checkpoint background|inline] [--door]
+ *                                     [--checkpoint background|inline] [--door [--door-commit batch|crawl]]
  *
  * Phases, each timed on its own:
  * 1. enqueue: URLs `http://h<k>.bench.test/p/<i>.html` from a fixed PRNG (host k skewed: k = ⌊H·u²⌋,
@@ -20,7 +20,9 @@
  *
  * --door: the phases go through the doors the crawl uses since issue 13, as openCrawlState builds
  * them (EmbeddedFrontier on the SqliteFrontier, its writes in the store's transaction; CrawlFileStore;
- * the store with the crawl's group commit, 50 ms or 64 transactions): enqueue is
+ * the store's group commit: 50 ms or --dequeue-batch pages, so that the drain commits as often as
+ * the default path's, like for like; --door-commit crawl: the crawl's own, 50 ms or 64 pages, what
+ * a crawl pays, before and since the doors): enqueue is
  * `await frontier.intake({adds: batch})` per batch, lookup `await frontier.known(keys)`, and the
  * dequeue loops (delayed, drain) `await frontier.claim(room, now)` with room = `--in-flight` minus
  * the leases held, then per URL `await store.recordPage(...)` (recordedUrl as the crawl builds it;
@@ -60,6 +62,7 @@ const { values: a } = parseArgs({
     'enqueue-only': { type: 'boolean', default: false },
     checkpoint: { type: 'string', default: 'background' },
     door: { type: 'boolean', default: false },
+    'door-commit': { type: 'string', default: 'batch' },
   },
 });
 const N = Number(a.urls);
@@ -111,18 +114,21 @@ function makeUrl(i: number): NewUrl {
 }
 
 // every store.transaction commits; WAL checkpoints in a background thread as the crawl does (--checkpoint inline: SQLite's own)
-// --door: the crawl's group commit (SqliteStore's defaults)
+// --door: the store's group commit, a commit per --dequeue-batch pages (as the default path commits
+// its dequeue batches) or, with --door-commit crawl, the crawl's own (SqliteStore's defaults)
 const DOOR = a.door;
+if (!['batch', 'crawl'].includes(a['door-commit']!)) throw new Error(`--door-commit: batch or crawl, not ${a['door-commit']}`);
+const CRAWL_COMMIT = a['door-commit'] === 'crawl';
 const store = new SqliteStore(dbPath, {
   commitEveryMs: DOOR ? undefined : 0,
-  commitEveryPages: process.env.BENCH_COMMIT_EVERY ? Number(process.env.BENCH_COMMIT_EVERY) : undefined,
+  commitEveryPages: process.env.BENCH_COMMIT_EVERY ? Number(process.env.BENCH_COMMIT_EVERY) : DOOR && !CRAWL_COMMIT ? DQ_BATCH : undefined,
   backgroundCheckpoint: a.checkpoint !== 'inline',
 });
 for (const p of (process.env.BENCH_PRAGMAS ?? '').split(';').filter(Boolean)) store.db.pragma(p);
 const out: Record<string, unknown> = {
   command: `npx tsx ${'gc' in globalThis ? '--expose-gc ' : ''}scripts/bench-frontier.ts ${process.argv.slice(2).join(' ')}`.trim(),
   urls: N, hosts: H, batch: BATCH,
-  ...(DOOR ? { door: true } : {}),
+  ...(DOOR ? { door: true, door_commit: CRAWL_COMMIT ? 'crawl: 50 ms or 64 pages' : `batch: 50 ms or ${DQ_BATCH} pages` } : {}),
 };
 let frontier!: SqliteFrontier;
 // --door: the doors, loaded only then (the default path runs the same modules as before issue 13)

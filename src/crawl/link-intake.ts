@@ -1,4 +1,4 @@
-import type { Frontier, KnownUrl, NewUrl, UrlChange } from '../frontier/frontier.js';
+import type { Frontier, IntakeResult as FrontierAnswer, KnownUrl, NewUrl, UrlChange } from '../frontier/frontier.js';
 import type { RecordedLink } from '../store/store.js';
 import { UrlState } from '../frontier/url-state.js';
 import type { LinkInfo, PageInfo, Strategy } from '../strategy/strategy.js';
@@ -16,13 +16,23 @@ export interface IntakeResult {
   links: RecordedLink[];
   /** What the strategy was told of each kept link (for Strategy.onLinksStored, after the record). */
   infos: LinkInfo[];
-  /** URLs seen for the first time (queued or pruned). */
-  added: number;
-  pruned: number;
   /** Pruned URLs queued again (a better parent gave them life). */
   revived: number;
   /** New URLs left out because they are too deep. */
   tooDeep: number;
+  /**
+   * The frontier's answer. With ids reserved ahead (Frontier.reserveIds) `links` hold them before
+   * it comes; it then says which of the new URLs another client added meanwhile (`relinked`: the
+   * link's reserved id and the URL's real one, to correct in the record).
+   */
+  answer: Promise<IntakeAnswer>;
+}
+
+export interface IntakeAnswer {
+  /** URLs seen for the first time (queued or pruned). */
+  added: number;
+  pruned: number;
+  relinked: { from: number; to: number }[];
 }
 
 /** A link's URL hash as a Buffer (the analysis hands it over as a Uint8Array view). */
@@ -35,7 +45,9 @@ export function linkHash(l: AnalyzedLink): Buffer {
  * scoped and deduplicated them: look up what is known, let the strategy decide priority and life,
  * add new URLs (queued, or pruned when their life is 0) and update known ones (backlink counters,
  * priority, revival of pruned URLs), in one frontier intake. The caller records the links and then
- * tells the strategy (Strategy.onLinksStored with `infos` and the links' ids).
+ * tells the strategy (Strategy.onLinksStored with `infos` and the links' ids). A frontier that
+ * reserves ids (a shared one) gives the new URLs' ids at once: the caller need not wait for the
+ * intake's answer before recording (see IntakeResult.answer).
  */
 export async function intakeLinks(
   deps: IntakeDeps, page: PageInfo, found: AnalyzedLink[], lookup?: Promise<Map<string, KnownUrl>> | null, sent?: () => void,
@@ -95,14 +107,26 @@ export async function intakeLinks(
     }
     changes.push(change);
   });
-  const sending = deps.frontier.intake({ adds, changes });
+  const reserving = adds.length ? deps.frontier.reserveIds?.(adds.length) : undefined;
+  const reserved = reserving === undefined ? undefined : Array.isArray(reserving) ? reserving : await reserving;
+  const sending = deps.frontier.intake({ adds, changes, ...(reserved ? { reserved } : {}) });
   sent?.();
-  const r = await sending;
-  r.ids.forEach((id, n) => {
+  const linkOf = (n: number, id: number): RecordedLink => {
     const a = adds[n];
-    links[addAt[n]] = { toId: id, anchor: infos[addAt[n]].anchor, url: a.url, hash: a.hash, host: a.host };
-  });
-  // URLs another page (or worker) added meanwhile were not added twice: not new, not pruned by this page
-  for (const n of r.existingAt) if (adds[n].state === UrlState.PRUNED) pruned--;
-  return { links, infos, added: adds.length - r.existing, pruned, revived, tooDeep };
+    return { toId: id, anchor: infos[addAt[n]].anchor, url: a.url, hash: a.hash, host: a.host };
+  };
+  const answerOf = (r: FrontierAnswer): IntakeAnswer => {
+    // URLs another page (or worker) added meanwhile were not added twice: not new, not pruned by this page
+    let prunedNow = pruned;
+    for (const n of r.existingAt) if (adds[n].state === UrlState.PRUNED) prunedNow--;
+    const relinked = reserved ? r.ids.flatMap((id, n) => (id !== reserved[n] ? [{ from: reserved[n], to: id }] : [])) : [];
+    return { added: adds.length - r.existing, pruned: prunedNow, relinked };
+  };
+  if (reserved) {
+    reserved.forEach((id, n) => (links[addAt[n]] = linkOf(n, id)));
+    return { links, infos, revived, tooDeep, answer: sending.then(answerOf) };
+  }
+  const r = await sending;
+  r.ids.forEach((id, n) => (links[addAt[n]] = linkOf(n, id)));
+  return { links, infos, revived, tooDeep, answer: Promise.resolve(answerOf(r)) };
 }

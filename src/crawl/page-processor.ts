@@ -9,7 +9,7 @@ import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import type { ScopeDecision } from '../url/scope.js';
 import { urlHash } from '../url/url-hash.js';
 import type { AnalyzerPool } from './analyzer-pool.js';
-import { intakeLinks, linkHash } from './link-intake.js';
+import { intakeLinks, linkHash, type IntakeAnswer } from './link-intake.js';
 import type { LookupGate } from './lookup-gate.js';
 import type { LinksCut, PageAnalysis } from './page-analysis.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
@@ -77,7 +77,16 @@ export async function processFetch(deps: ProcessorDeps, item: Lease, res: FetchR
       known = deps.frontier.known(analysis.links.map((l) => ({ hash: linkHash(l), host: l.host })));
       known.catch(() => undefined); // (awaited in the serial part, or not needed: a duplicate page)
     }
-    return await deps.serial(() => recordFetch(deps, item, res, ok2xx && !html, analysis, attempts, known, turn.open));
+    const done = await deps.serial(() => recordFetch(deps, item, res, ok2xx && !html, analysis, attempts, known, turn.open));
+    // the intake's answer, awaited outside the serial part (links recorded under reserved ids: see
+    // intakeLinks); links whose URL another worker added meanwhile are corrected in the record
+    if (done.answer) {
+      const a = await done.answer;
+      done.page.newUrls += a.added;
+      done.page.pruned += a.pruned;
+      if (a.relinked.length) await store.relinkTargets(item.id, a.relinked);
+    }
+    return done.page;
   } finally {
     turn.open();
   }
@@ -90,7 +99,7 @@ export async function processFetch(deps: ProcessorDeps, item: Lease, res: FetchR
 async function recordFetch(
   deps: ProcessorDeps, item: Lease, res: FetchResult, notHtml: boolean, analysis: PageAnalysis | null, attempts: number,
   known: Promise<Map<string, KnownUrl>> | null, sent: () => void,
-): Promise<ProcessedPage> {
+): Promise<{ page: ProcessedPage; answer: Promise<IntakeAnswer> | null }> {
   const { store } = deps;
   const relevance = analysis?.relevance ?? null;
   const relevant = relevance !== null && relevance >= deps.threshold;
@@ -106,6 +115,7 @@ async function recordFetch(
   const page: PageInfo = { id: item.id, url: item.url, depth: item.depth, life: item.life, priority: item.priority, relevance, relevant };
   let links: RecordedLink[] = [];
   let intake: { infos: LinkInfo[]; ids: number[] } | null = null;
+  let answer: Promise<IntakeAnswer> | null = null;
   if (!res.error && res.status >= 300 && res.status < 400 && res.location) {
     const r = await followRedirect(deps, item, res.location);
     error = r.error;
@@ -126,8 +136,9 @@ async function recordFetch(
         const out = await intakeLinks({ frontier: deps.frontier, strategy: deps.strategy, maxDepth: deps.maxDepth }, page, analysis.links, known, sent);
         links = out.links;
         intake = { infos: out.infos, ids: out.links.map((l) => l.toId) };
-        newUrls += out.added;
-        pruned += out.pruned - out.revived;
+        answer = out.answer;
+        answer.catch(() => undefined); // (awaited by processFetch; a failure there is the page's)
+        pruned -= out.revived;
       }
     }
     if (analysis.canonical) notes.push(`canonical ${analysis.canonical}`);
@@ -155,7 +166,7 @@ async function recordFetch(
 
   // an error is an outcome recorded with an error code (the store's definition, see crawlTotals)
   const isError = error !== null;
-  return {
+  const page_: ProcessedPage = {
     event: {
       url: item.url, status: res.status, depth: item.depth, relevance, relevant: relevance === null ? null : relevant,
       priority: item.priority, error: error ?? undefined, bytes: res.body.length, seq: fetchSeq,
@@ -167,6 +178,7 @@ async function recordFetch(
     pruned,
     heard,
   };
+  return { page: page_, answer };
 }
 
 /**

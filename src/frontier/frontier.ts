@@ -47,6 +47,15 @@ export interface Frontier {
   known(urls: readonly UrlKey[]): Promise<Map<string, KnownUrl>>;
   /** New URLs, changes to known ones and priority updates, in one call (one page's links, or seeds). */
   intake(batch: IntakeBatch): Promise<IntakeResult>;
+  /**
+   * Optional: ids for `n` URLs about to be added, reserved for this client (a shared frontier), so
+   * that the caller knows its adds' ids without waiting for the intake's answer: given as
+   * {@link IntakeBatch.reserved}, each add is queued under its id, unless its URL is known by then
+   * (another client added it meanwhile): the answer then gives its real id (`existingAt`). The ids
+   * one client is given increase in the order given (equal priorities are served first found,
+   * first served). Nearly always at hand (an array), else a promise.
+   */
+  reserveIds?(n: number): number[] | Promise<number[]>;
   /** Up to `max` URLs to fetch now, leased; or when to ask again; or why there is nothing. */
   claim(max: number, now: number): Promise<Claim>;
   /** Ends a lease (see the contract). Returns false when the lease had expired and the URL was served again. */
@@ -77,6 +86,8 @@ export interface IntakeBatch {
   changes?: UrlChange[];
   /** Priority changes of known URLs decided by the strategy on its own; applied to queued URLs only. */
   updates?: { id: number; priority: number }[];
+  /** The ids of `adds`, one each, from {@link Frontier.reserveIds} (not given: the frontier gives them). */
+  reserved?: number[];
 }
 
 export interface IntakeResult {

@@ -61,17 +61,20 @@ function urlRest(url: string, host: string): [string, number] {
   return [url, 0];
 }
 
-/** Fixed part of an add (see encodeAdds): hash, priority, state, host id, lengths of host and record. */
-const ADD_HEAD = 16 + 8 + 1 + 4 + 2 + 4;
+/** Fixed part of an add (see encodeAdds): hash, priority, state, id, host id, lengths of host and record. */
+const ADD_HEAD = 16 + 8 + 1 + 8 + 4 + 2 + 4;
 
 /**
  * Encodes adds as one string for the intake script (layout in redis/intake.lua): the crawl's
  * `epoch` in which the host ids were learnt, then the adds. Each carries its record (u:<hid> in
  * redis/common.lua) already in MessagePack but for the id, which the script gives, and its host's
- * id when `hostId` knows it, else the host's name. Returns the string and the
+ * id when `hostId` knows it, else the host's name, and its id when `ids` gives it (reserved by the
+ * client; else the script gives the next one). Returns the string and the
  * indexes of the adds sent by name (the script answers their host ids, in that order).
  */
-export function encodeAdds(adds: readonly NewUrl[], hostId: (host: string) => number | undefined = () => undefined, epoch = ''): { blob: Buffer; byName: number[] } {
+export function encodeAdds(
+  adds: readonly NewUrl[], hostId: (host: string) => number | undefined = () => undefined, epoch = '', ids?: readonly number[],
+): { blob: Buffer; byName: number[] } {
   const byName: number[] = [];
   let named = false;
   const rows: { hid: number; rest: string; scheme: number; hostLen: number; restLen: number; anchorLen: number; len: number }[] = [];
@@ -102,6 +105,7 @@ export function encodeAdds(adds: readonly NewUrl[], hostId: (host: string) => nu
     o += u.hash.copy(b, o, 0, 16);
     o = b.writeDoubleBE(priority, o);
     o = b.writeUInt8(state, o);
+    o = b.writeDoubleBE(ids?.[i] ?? 0, o);
     o = b.writeUInt32BE(r.hid, o);
     o = b.writeUInt16BE(r.hostLen, o);
     o = b.writeUInt32BE(r.len, o);

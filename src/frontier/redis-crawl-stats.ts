@@ -38,13 +38,13 @@ export async function redisCrawlStats(conn: RedisConnection, crawlId: string): P
   const P = crawlPrefix(crawlId);
   const cfg = await crawlConfig(conn, crawlId);
   const res = await conn.run('reading the crawl figures', (c) =>
-    c.multi().hlen(`${P}hosts`).get(`${P}queued`).zcard(`${P}ready`).zcard(`${P}sleep`).get(`${P}seq`).get(`${P}pages`)
+    c.multi().hlen(`${P}hosts`).get(`${P}queued`).zcard(`${P}ready`).zcard(`${P}sleep`).get(`${P}urls`).get(`${P}pages`)
       .hgetall(`${P}wnames`).hgetall(`${P}workers`).hgetall(`${P}winfo`).exec());
   const v = (res ?? []).map(([err, x]) => {
     if (err) throw err;
     return x;
   });
-  const [hosts, queued, ready, sleeping, seq, pages, wnames, lastClaims, winfo] = v as [number, string | null, number, number, string | null, string | null, Record<string, string>, Record<string, string>, Record<string, string>];
+  const [hosts, queued, ready, sleeping, urls, pages, wnames, lastClaims, winfo] = v as [number, string | null, number, number, string | null, string | null, Record<string, string>, Record<string, string>, Record<string, string>];
   // leases out, and those released whose record is not yet confirmed durable (redis/common.lua: held)
   const members = [
     ...(await conn.run('reading the leases', (c) => c.zrangeBuffer(`${P}leases`, '0', '-1'))),
@@ -63,6 +63,6 @@ export async function redisCrawlStats(conn: RedisConnection, crawlId: string): P
   }));
   return {
     crawlId, topic: cfg?.topic ?? null, hosts, queued: Number(queued ?? 0), leased: members.length, readyHosts: ready,
-    sleepingHosts: sleeping, known: Number(seq ?? 0), budgetUsed: Number(pages ?? 0), workers,
+    sleepingHosts: sleeping, known: Number(urls ?? 0), budgetUsed: Number(pages ?? 0), workers,
   };
 }

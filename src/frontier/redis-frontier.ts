@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { TopicrawlError } from '../errors.js';
 import type { Claim, Frontier, IntakeBatch, IntakeResult, KnownUrl, Lease, Settlement, UrlKey } from './frontier.js';
 import { RedisHostIds } from './redis-host-ids.js';
+import { RedisIdBlocks } from './redis-id-blocks.js';
 import { decodeLease, encodeAdds, encodeSettle, encodeUpdates, redisScore, SETTLE_DONE, SETTLE_RELEASE, SETTLE_REQUEUE } from './redis-codec.js';
 import type { RedisConnection } from './redis-connection.js';
 import { UrlState } from './url-state.js';
@@ -66,6 +67,7 @@ export class RedisFrontier implements Frontier {
   private readonly beforeSettle: (() => Promise<void>) | undefined;
   private readonly mine = new Map<string, Lease>();
   private readonly hostIds = new RedisHostIds();
+  private readonly idBlocks = new RedisIdBlocks((n) => this.conn.run('reserving URL ids', (c) => c.incrby(`${this.prefix}seq`, n)));
   private closed = false;
   /** This client's number in the worker registry (in its lease members). */
   private workerNo = 0;
@@ -97,7 +99,13 @@ export class RedisFrontier implements Frontier {
     const info = JSON.stringify({ host: hostname(), pid: process.pid, startedAt: Date.now() });
     await conn.run('registering the worker', (c) => c.hset(`${f.prefix}winfo`, f.workerId, info));
     f.hostIds.reset(await f.epoch());
+    await f.idBlocks.prepare();
     return f;
+  }
+
+  /** Ids reserved for this client (see RedisIdBlocks): at hand nearly always, else once a block is reserved. */
+  reserveIds(n: number): number[] | Promise<number[]> {
+    return this.idBlocks.take(n);
   }
 
   /** The crawl's epoch on the server (redis/hosts.lua), in which the host ids learnt hold. */
@@ -137,6 +145,9 @@ export class RedisFrontier implements Frontier {
         this.schedulePending();
       });
     }
+    // the adds' ids: reserved by the caller, or at hand; else the server gives its own (above every
+    // id reserved so far: those blocks are dropped once this is sent)
+    const reserved = batch.reserved ?? (adds.length ? this.idBlocks.takeNow(adds.length) : null);
     // adds in chunks, sent one after the other without waiting (run in order on the server); the
     // changes and updates ride with the last chunk, what was pending with the first
     const calls: Promise<number[]>[] = [];
@@ -145,22 +156,26 @@ export class RedisFrontier implements Frontier {
       const ch = last ? changes : [];
       const p = i === 0 ? this.takePending() : null;
       const chunk = adds.slice(i, i + INTAKE_CHUNK);
-      let sent = encodeAdds(chunk, (host) => this.hostIds.get(host), this.hostIds.epoch);
+      let sent = encodeAdds(chunk, (host) => this.hostIds.get(host), this.hostIds.epoch, reserved?.slice(i, i + INTAKE_CHUNK));
       const rest: (string | number | Buffer)[] = [ch.length, last ? encodeUpdates(updates) : '', p?.updates ?? '', p?.settles ?? ''];
       for (const c of ch) rest.push(c.id, c.hostId, c.hash ?? '', c.priority === undefined ? '' : redisScore(c.priority), opt(c.life), opt(c.state), opt(c.inlinks), opt(c.inlinkScore));
       const send = () => this.conn.run('intake', (c) => c.tcIntakeBuffer(this.key, ...this.base, sent.blob, ...rest)) as Promise<[Buffer, Buffer, ...number[]]>;
-      // host ids of an earlier epoch (the server lost the crawl's keys): nothing was done; again by name
+      // host ids of an earlier epoch (the server lost the crawl's keys): nothing was done; again by
+      // name, with the server's ids (the ids reserved were of the lost crawl)
       const call = send().catch(async (err: unknown) => {
         if (!(err instanceof Error && err.message.includes('TC_STALE_HOSTS'))) throw err;
         this.hostIds.reset(await this.epoch());
         sent = encodeAdds(chunk);
-        return send();
+        const again = send();
+        this.idBlocks.passed();
+        return again;
       });
       calls.push((p ? p.answer(call, (r) => r[0]) : call).then((r) => {
         this.hostIds.learn(chunk, sent.byName, r[1]);
         return r.slice(2) as number[];
       }));
     }
+    if (!reserved && adds.length) this.idBlocks.passed();
     const ids: number[] = [];
     const existingAt: number[] = [];
     for (const id of (await Promise.all(calls)).flat()) {

@@ -2,7 +2,7 @@ import { AnalyzerPool } from '../crawl/analyzer-pool.js';
 import { closeCrawlState, openCrawlState, type CrawlState } from '../crawl/crawl-state.js';
 import { analysisConfig, fetcherOptions } from '../crawl/crawl-settings.js';
 import { Engine } from '../crawl/engine.js';
-import { intakeLinks } from '../crawl/link-intake.js';
+import { intakeLinks, type IntakeAnswer } from '../crawl/link-intake.js';
 import type { PageAnalysis } from '../crawl/page-analysis.js';
 import { strategyHears } from '../crawl/page-processor.js';
 import { RobotsGate } from '../crawl/robots-gate.js';
@@ -281,7 +281,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
   }
 
   /** The links a changed page has that it did not have before, through the frontier (the others were counted when it was first fetched). */
-  private async takeLinks(p: DueWork, analysis: PageAnalysis): Promise<{ page: PageInfo; out: IntakeResult } | null> {
+  private async takeLinks(p: DueWork, analysis: PageAnalysis): Promise<{ page: PageInfo; out: IntakeResult; answer: IntakeAnswer } | null> {
     if (analysis.nofollow) return null;
     const had = this.rs.linkedHashes(p.urlId);
     const fresh = analysis.links.filter((l) => !had.has(Buffer.from(l.hash).toString('hex')));
@@ -290,7 +290,8 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     const relevant = analysis.relevance !== null && analysis.relevance >= this.cfg.relevance.threshold;
     const page = { id: p.urlId, url: p.url, depth: u.depth, life: u.life, priority: u.priority, relevance: analysis.relevance, relevant };
     const out = await intakeLinks({ frontier: this.state.frontier, strategy: this.state.strategy, maxDepth: this.cfg.limits.max_depth }, page, fresh);
-    return { page, out };
+    // (a recrawl runs on the crawl file's own frontier: the answer, and the links' ids, are final)
+    return { page, out, answer: await out.answer };
   }
 
   /**
@@ -306,7 +307,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
   }
 
   /** Stores a changed page's new version and its new links (taken by takeLinks). Returns the URLs added. */
-  private storeChanged(p: DueWork, res: FetchResult, analysis: PageAnalysis | null, at: number, links: { out: IntakeResult } | null): number {
+  private storeChanged(p: DueWork, res: FetchResult, analysis: PageAnalysis | null, at: number, links: { out: IntakeResult; answer: IntakeAnswer } | null): number {
     const { file } = this.state;
     file.recordResponse({
       urlId: p.urlId, status: res.status, headers: res.headers, contentType: res.contentType, charset: analysis?.charset ?? null,
@@ -318,7 +319,7 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     this.rs.updateContent(p.urlId, analysis.contentHash ? Buffer.from(analysis.contentHash) : null, analysis.relevance, relevant);
     if (!links) return 0;
     file.recordLinks(p.urlId, links.out.links.filter(Boolean));
-    return links.out.added - links.out.pruned;
+    return links.answer.added - links.answer.pruned;
   }
 
   private count(outcome: CheckOutcome, wire: number, saved: number, newUrls: number): void {

@@ -62,6 +62,10 @@ export class CrawlFileStore implements Store {
     });
   }
 
+  async relinkTargets(fromId: number, moves: readonly { from: number; to: number }[]): Promise<void> {
+    this.file.transaction(() => this.file.relinkTargets(fromId, moves), false);
+  }
+
   durable(): Promise<void> {
     return this.file.whenCommitted();
   }

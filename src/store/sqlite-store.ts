@@ -234,6 +234,11 @@ export class SqliteStore implements SyncStore {
     (this.segment ??= new SegmentRows(this.db)).ensureUrls(rec);
   }
 
+  /** See SegmentRows.relink. */
+  relinkTargets(fromId: number, moves: readonly { from: number; to: number }[]): void {
+    (this.segment ??= new SegmentRows(this.db)).relink(fromId, moves);
+  }
+
   private segment: SegmentRows | null = null;
 
   anchorsTo(urlId: number): string[] {

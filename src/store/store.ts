@@ -25,6 +25,11 @@ export interface Store {
   setMeta(values: Record<string, string>): Promise<void>;
   /** Records one page (see the contract). Returns its fetch sequence number (null: not fetched, e.g. robots.txt). */
   recordPage(rec: PageRecord): Promise<number | null>;
+  /**
+   * Corrects links of page `fromId` recorded to ids reserved for new URLs that another worker of a
+   * shared crawl added first (`from`: the reserved id, never used; `to`: the URL's id).
+   */
+  relinkTargets(fromId: number, moves: readonly { from: number; to: number }[]): Promise<void>;
   /** Resolves once every record made before the call is durable (its commit group committed); rejects E_STORE if that failed. */
   durable(): Promise<void>;
   /** Anchor texts of the recorded links pointing to a URL. */

@@ -77,6 +77,7 @@ async function crawlWeb(dbPath: string, name: string, web: Web): Promise<void> {
       }
       const before = local.lookup(found.map((l) => Buffer.from(l.hash)));
       const out = await intakeLinks({ frontier, strategy, maxDepth: 50 }, page, found);
+      const { pruned: outPruned } = await out.answer;
       store.transaction(() => {
         store.recordLinks(item.id, out.links);
         store.recordOutcome({
@@ -85,7 +86,7 @@ async function crawlWeb(dbPath: string, name: string, web: Web): Promise<void> {
         });
         const updates = strategy.takeUpdates?.();
         if (updates?.length) local.reprioritize(updates);
-        prunedCounted += out.pruned;
+        prunedCounted += outPruned;
         let prunedNew = 0;
         const life = childLife(page.life, page.relevant, web.maxLife);
         found.forEach((l, i) => {
@@ -99,7 +100,7 @@ async function crawlWeb(dbPath: string, name: string, web: Web): Promise<void> {
             expect(now.state).toBe(Math.max(k.life, life) > 0 ? UrlState.QUEUED : UrlState.PRUNED);
           }
         });
-        expect(out.pruned).toBe(prunedNew);
+        expect(outPruned).toBe(prunedNew);
         prunedStored += prunedNew;
       });
       local.release(item, 0);

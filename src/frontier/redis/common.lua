@@ -13,7 +13,8 @@
 --             contacted from (server ms), f leases out, p pages counted, d delay (ms; -1: the
 --             crawl's), s suspended, w in `sleep`, whether it is in `ready`, its member there (r)
 --             and score there (b: -priority of its best URL).
---   hosts     hash name -> host id; hid, seq, cno, wno: counters (host, URL, claim, worker numbers).
+--   hosts     hash name -> host id; hid, seq, cno, wno: counters (host, URL, claim, worker numbers;
+--             seq also counts URL ids reserved by clients, see redis-id-blocks.ts); urls: URLs known.
 --   ready     zset of hosts that may be contacted: score -priority of their best URL, member
 --             6-byte id of that URL .. 4-byte host id (ties: the earlier URL first).
 --   sleep     zset of hosts with queued URLs waiting for their time: score t, member host id.

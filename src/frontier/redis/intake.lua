@@ -4,9 +4,11 @@
 --   per change (8 args): id, host id, URL hash ('': not given, found by id), priority, life, state,
 --   inlinks, inlinkScore ('' unchanged).
 -- The adds: the length of the crawl's epoch in which their host ids were learnt (1 byte; 0: they
--- name no host by id), that epoch (see hosts.lua), then per add its URL hash (16 bytes), priority (big-endian double), state (1 byte), host id (4 bytes; 0:
--- by name), lengths of host name (0 with an id) and record (2, 4 bytes), the name, then the URL's
--- record (u:<hid>) in MessagePack without its array head and first field, the id, given here.
+-- name no host by id), that epoch (see hosts.lua), then per add: URL hash (16 bytes), priority
+-- (big-endian double), state (1 byte), id (double: reserved by the client, see redis-id-blocks.ts;
+-- 0: the next of `seq`), host id (4 bytes; 0: by name), lengths of host name (0 with an id) and
+-- record (2, 4 bytes), the name, then the URL's record (u:<hid>) in MessagePack without its array
+-- head and first field, the id.
 -- Returns the pending settles' results (a string, see apply_pending), the host ids of the adds
 -- sent by name (4 bytes each, in order), then the id of each add, negative for those known already.
 local adds, nChanges, updates = ARGV[6], tonumber(ARGV[7]), ARGV[8]
@@ -27,14 +29,14 @@ local named = {}
 local out = { settled, '' }
 local nextId = tonumber(redis.call('GET', K('seq')) or 0) + 1
 local firstId = nextId
-local queued = 0
+local queued, added = 0, 0
 local ixw, qw = {}, {}
 local at = 2 + el
 -- per host: its u:<hid> key and 4-byte id
 local ukey, hkey = {}, {}
 local nOut = 2
 while at <= #adds do
-  local hash, prio, state, hid, hl, rl, pos = struct.unpack('>c16dBI4I2I4', adds, at)
+  local hash, prio, state, given, hid, hl, rl, pos = struct.unpack('>c16dBdI4I2I4', adds, at)
   if hid == 0 then
     hid = host_id(string.sub(adds, pos, pos + hl - 1), hosts)
     named[#named + 1] = hidkey(hid)
@@ -44,13 +46,14 @@ while at <= #adds do
     uk = K('u:' .. hid)
     ukey[hid], hkey[hid] = uk, hidkey(hid)
   end
-  local id = nextId
+  local id = given > 0 and given or nextId
   -- (0x9c: an array of 12; the id as MessagePack's uint 32)
   local rec = '\156' .. (id < TWO32 and struct.pack('>BI4', 0xce, id) or cmsgpack.pack(id)) .. string.sub(adds, pos + hl, pos + hl + rl - 1)
   at = pos + hl + rl
   nOut = nOut + 1
   if redis.call('HSETNX', uk, hash, rec) == 1 then
-    nextId = nextId + 1
+    if given == 0 then nextId = nextId + 1 end
+    added = added + 1
     -- the id index and the queues are written after the loop, a bucket or a host at a time
     local b = math.floor(id / 128)
     local ix = ixw[b]
@@ -86,6 +89,7 @@ for hid, q in pairs(qw) do
   for i = 1, #q, 1000 do redis.call('ZADD', K('q:' .. hid), unpack(q, i, math.min(#q, i + 999))) end
 end
 if nextId > firstId then redis.call('SET', K('seq'), nextId - 1) end
+if added > 0 then redis.call('INCRBY', K('urls'), added) end
 out[2] = table.concat(named)
 
 -- changes, a host at a time: its records and queue entries read in one call each, written in one each
