@@ -84,7 +84,9 @@ try {
     note('embedded', s.fetched / emb.wallS, s.pagesPerSec);
     for (const n of a.workers!.split(',').map(Number)) {
       const id = `bench-${process.pid}-${round}-${n}`;
-      const r = await run(['crawl', topic, '--frontier', a.redis!, '--crawl-id', id, '--workers', String(n), '--db', join(dir, `redis-${round}-${n}`), '--json', '--mapped-only', ...resolveArgs]);
+      // one worker: one process joining the crawl (as the embedded crawl is one process); more: --workers N
+      const how = n === 1 ? ['--db', join(dir, `redis-${round}-1.db`)] : ['--workers', String(n), '--db', join(dir, `redis-${round}-${n}`)];
+      const r = await run(['crawl', topic, '--frontier', a.redis!, '--crawl-id', id, ...how, '--json', '--mapped-only', ...resolveArgs]);
       await deleteCrawl(conn, id);
       if (r.code !== 0) throw new Error(`${n} Redis workers failed: ${r.stderr.trim().split('\n').pop()}`);
       const w = JSON.parse(r.stdout) as { fetched: number; pagesPerSec: number };
