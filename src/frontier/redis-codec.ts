@@ -179,3 +179,13 @@ export function decodeLease(b: Buffer): Lease {
     hops: d(6), parentId: parent === 0 ? null : parent, anchor: anchorLen === 0xffffffff ? null : b.toString('utf8', o, o + anchorLen),
   };
 }
+
+/** A number of a binary reply: integer replies are numbers, others Buffers of their decimal form. */
+export function replyNumber(x: Buffer | number): number {
+  return typeof x === 'number' ? x : Number(x.toString());
+}
+
+/** An optional number as a script argument ('' when absent). */
+export function optionalArg(v: number | undefined): number | string {
+  return v === undefined ? '' : v;
+}

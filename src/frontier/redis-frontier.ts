@@ -1,34 +1,13 @@
 import { hostname } from 'node:os';
-import { TopicrawlError } from '../errors.js';
 import type { Claim, Frontier, IntakeBatch, IntakeResult, KnownUrl, Lease, Settlement, UrlKey } from './frontier.js';
 import { RedisHostIds } from './redis-host-ids.js';
 import { RedisIdBlocks } from './redis-id-blocks.js';
-import { decodeLease, encodeAdds, encodeSettle, encodeUpdates, redisScore, SETTLE_DONE, SETTLE_RELEASE, SETTLE_REQUEUE } from './redis-codec.js';
+import { decodeLease, encodeAdds, optionalArg as opt, replyNumber as num, encodeSettle, encodeUpdates, redisScore, SETTLE_DONE, SETTLE_RELEASE, SETTLE_REQUEUE } from './redis-codec.js';
 import type { RedisConnection } from './redis-connection.js';
 import { UrlState } from './url-state.js';
+import { crawlPrefix, type RedisFrontierOptions } from './redis-frontier-options.js';
 
-/** How a {@link RedisFrontier} schedules; every worker of one crawl must use the same (see registerCrawl). */
-export interface RedisFrontierOptions {
-  /** The crawl's name: its keys are `tc:{<crawlId>}:…`. Letters, digits, `.`, `_`, `-`. */
-  crawlId: string;
-  /** Default politeness delay between two requests to one host (ms). */
-  delayMs: number;
-  /** Leases out per host at once. */
-  perHostConcurrency: number;
-  /** Pages in all (0 or absent: no limit). */
-  maxPages?: number;
-  /** Pages per host (0 or absent: no limit). */
-  maxPagesPerHost?: number;
-  /** How long a lease holds (ms, default 60,000): a worker that died loses its URLs after this. */
-  leaseMs?: number;
-  /** This client's name in the worker registry (default host name:pid:random). */
-  workerId?: string;
-  /**
-   * Awaited before a settle is sent: the worker's records must be durable before their leases end
-   * (Store.durable), so that a worker killed after a settle has lost nothing.
-   */
-  beforeSettle?: () => Promise<void>;
-}
+export { crawlPrefix, type RedisFrontierOptions } from './redis-frontier-options.js';
 
 /** Adds per intake script call: one call keeps the server busy for ~100 ms at most (other workers wait meanwhile). */
 const INTAKE_CHUNK = 4096;
@@ -36,14 +15,6 @@ const INTAKE_CHUNK = 4096;
 const KNOWN_CHUNK = 4096;
 /** How long settles and updates wait for a call to ride with before they are sent on their own (ms). */
 const PENDING_MS = 5;
-
-/** The key prefix of a crawl: the braces are a Cluster hash tag, so all its keys share one slot. */
-export function crawlPrefix(crawlId: string): string {
-  if (!/^[A-Za-z0-9._-]{1,100}$/.test(crawlId)) {
-    throw new TopicrawlError('E_CONFIG', `--crawl-id ${JSON.stringify(crawlId)}: use 1 to 100 letters, digits, '.', '_' or '-'`, { key: 'crawl-id' });
-  }
-  return `tc:{${crawlId}}:`;
-}
 
 /**
  * {@link Frontier} shared by many worker processes through one Redis server: every decision (seen
@@ -327,13 +298,4 @@ export class RedisFrontier implements Frontier {
     await Promise.all(open.map((lease) => this.settle(lease, { state: 'requeue', counted: false }, now)));
     await this.conn.run('leaving the worker registry', (c) => c.hdel(`${this.prefix}workers`, String(this.workerNo)));
   }
-}
-
-/** A number of a binary reply: integer replies are numbers, others Buffers of their decimal form. */
-function num(x: Buffer | number): number {
-  return typeof x === 'number' ? x : Number(x.toString());
-}
-
-function opt(v: number | undefined): number | string {
-  return v === undefined ? '' : v;
 }
