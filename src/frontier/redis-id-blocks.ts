@@ -5,9 +5,13 @@
  * the current one is left, so ids are nearly always at hand.
  *
  * The ids one client gives out increase in the order it gives them (equal priorities are served in
- * id order, first found first). The server's own ids (an intake sent without reserved ids takes the
- * next of `seq`) are above every block reserved before it: {@link RedisIdBlocks.passed} then drops
- * those blocks, and the next ids come from a block reserved after.
+ * id order, first found first). Between clients, ids follow the order in which their blocks were
+ * reserved: blocks are small (256 ids, a few pages' new links) so that ties stay close to first
+ * found, first served across workers too (breadth-first gives every URL the same priority).
+ *
+ * The server's own ids (an intake sent without reserved ids takes the next of `seq`) are above every
+ * block reserved before it: {@link RedisIdBlocks.passed} then drops those blocks, and the next ids
+ * come from a block reserved after.
  */
 export class RedisIdBlocks {
   /** Ids at hand: next..end. */
@@ -20,7 +24,7 @@ export class RedisIdBlocks {
   private generation = 0;
 
   /** `reserve(n)` reserves n ids on the server and returns the largest (INCRBY seq n). */
-  constructor(private readonly reserve: (n: number) => Promise<number>, private readonly size = 8192) {}
+  constructor(private readonly reserve: (n: number) => Promise<number>, private readonly size = 256) {}
 
   /** `n` ids in increasing order: at once when at hand, else once a block is reserved. */
   take(n: number): number[] | Promise<number[]> {
