@@ -93,7 +93,8 @@ export function encodeAdds(
     rows.push({ hid, rest, scheme, hostLen, restLen, anchorLen, len });
     total += ADD_HEAD + hostLen + len;
   });
-  const e = named ? Buffer.from(epoch, 'latin1') : Buffer.alloc(0);
+  // the epoch vouches for the host ids and the reserved ids (a server that lost the crawl's keys has another)
+  const e = named || ids?.some((id) => id > 0) ? Buffer.from(epoch, 'latin1') : Buffer.alloc(0);
   if (e.length > 255) throw new Error(`not an epoch of the shared frontier: ${epoch}`);
   const b = Buffer.allocUnsafe(1 + e.length + total);
   let o = b.writeUInt8(e.length, 0);

@@ -3,8 +3,8 @@
 -- apply_pending, applied first), then
 --   per change (8 args): id, host id, URL hash ('': not given, found by id), priority, life, state,
 --   inlinks, inlinkScore ('' unchanged).
--- The adds: the length of the crawl's epoch in which their host ids were learnt (1 byte; 0: they
--- name no host by id), that epoch (see hosts.lua), then per add: URL hash (16 bytes), priority
+-- The adds: the length of the crawl's epoch in which their host ids and ids were had (1 byte; 0: they
+-- name no host by id and carry no id), that epoch (see hosts.lua), then per add: URL hash (16 bytes), priority
 -- (big-endian double), state (1 byte), id (double: reserved by the client, see redis-id-blocks.ts;
 -- 0: the next of `seq`), host id (4 bytes; 0: by name), lengths of host name (0 with an id) and
 -- record (2, 4 bytes), the name, then the URL's record (u:<hid>) in MessagePack without its array
@@ -12,9 +12,9 @@
 -- Returns the pending settles' results (a string, see apply_pending), the host ids of the adds
 -- sent by name (4 bytes each, in order), then the id of each add, negative for those known already.
 local adds, nChanges, updates = ARGV[6], tonumber(ARGV[7]), ARGV[8]
--- host ids hold while the crawl's epoch is the one the client learnt them in; else (the server lost
--- the crawl's keys) nothing is done and the answer is the error TC_STALE_HOSTS (the client learns
--- the new epoch and sends the adds again by name)
+-- host ids and reserved URL ids hold while the crawl's epoch is the one the client got them in; else
+-- (the server lost the crawl's keys) nothing is done and the answer is the error TC_STALE_HOSTS (the
+-- client learns the new epoch and sends the adds again by name, without ids)
 local el = string.byte(adds, 1)
 if el > 0 and redis.call('GET', K('epoch')) ~= string.sub(adds, 2, 1 + el) then
   return redis.error_reply('TC_STALE_HOSTS the host ids sent are of another epoch of this crawl')
