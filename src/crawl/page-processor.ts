@@ -166,7 +166,7 @@ async function recordFetch(
 
   // an error is an outcome recorded with an error code (the store's definition, see crawlTotals)
   const isError = error !== null;
-  const page_: ProcessedPage = {
+  const processed: ProcessedPage = {
     event: {
       url: item.url, status: res.status, depth: item.depth, relevance, relevant: relevance === null ? null : relevant,
       priority: item.priority, error: error ?? undefined, bytes: res.body.length, seq: fetchSeq,
@@ -178,7 +178,7 @@ async function recordFetch(
     pruned,
     heard,
   };
-  return { page: page_, answer };
+  return { page: processed, answer };
 }
 
 /**

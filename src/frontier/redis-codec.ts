@@ -66,11 +66,11 @@ const ADD_HEAD = 16 + 8 + 1 + 8 + 4 + 2 + 4;
 
 /**
  * Encodes adds as one string for the intake script (layout in redis/intake.lua): the crawl's
- * `epoch` in which the host ids were learnt, then the adds. Each carries its record (u:<hid> in
- * redis/common.lua) already in MessagePack but for the id, which the script gives, and its host's
- * id when `hostId` knows it, else the host's name, and its id when `ids` gives it (reserved by the
- * client; else the script gives the next one). Returns the string and the
- * indexes of the adds sent by name (the script answers their host ids, in that order).
+ * `epoch` in which the host ids were learnt and the ids reserved, then the adds. Each carries its
+ * record (u:<hid> in redis/common.lua) in MessagePack but for the id, which the script puts in
+ * front; its host's id when `hostId` knows it, else the host's name; and its id when `ids` gives it
+ * (reserved by the client; else the script gives the next one). Returns the string and the indexes
+ * of the adds sent by name (the script answers their host ids, in that order).
  */
 export function encodeAdds(
   adds: readonly NewUrl[], hostId: (host: string) => number | undefined = () => undefined, epoch = '', ids?: readonly number[],

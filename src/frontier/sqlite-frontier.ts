@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { LocalFrontier, FrontierItem, KnownUrl, NewUrl, NextResult, UrlChange } from './local-frontier.js';
 import { BusyHosts } from './busy-hosts.js';
@@ -6,10 +5,10 @@ import { type HostSlot, offerEntry, refillFront } from './host-queue.js';
 import { HostScheduler } from './host-scheduler.js';
 import { HostTable } from './host-table.js';
 import { knownUrls, UrlRows } from './url-rows.js';
-import { scanUrls } from './url-scan.js';
 import { UrlState } from '../frontier/url-state.js';
 import { type FrontierStatements, prepareStatements } from './frontier-statements.js';
-import { RunStore } from './run-store.js';
+import type { RunStore } from './run-store.js';
+import { openQueues, saveQueues } from './queue-snapshot.js';
 import { SeenIndex } from './seen-index.js';
 import type { SqliteFrontierOptions } from './sqlite-frontier-options.js';
 
@@ -62,20 +61,10 @@ export class SqliteFrontier implements LocalFrontier {
     this.st = prepareStatements(db);
     this.rows = new UrlRows(this.st);
     this.hosts = new HostTable(this.st, opts.delayMs, this.cap);
-    // a crawl file on disk keeps its queues next to it between runs; an in-memory one cannot
-    const file = db.memory || !db.name ? '' : `${db.name}-queues`;
-    const stamp = db.prepare("SELECT value FROM meta WHERE key = 'frontier_snapshot'").pluck().get() as string | undefined;
-    const reuse = !!file && stamp !== undefined && existsSync(file);
-    this.runs = new RunStore(file, opts.queueCacheMb, opts.runBuffer, reuse);
+    const opened = openQueues(db, opts, this.hosts, (runs, host, id, priority, seq) => offerEntry(runs, host, { id, priority, seq }, this.cap, this.isInFlight));
+    ({ runs: this.runs, seen: this.seen, queued: this.queued, openedFrom: this.openedFrom } = opened);
+    const lastId = opened.lastId;
     try {
-      if (stamp !== undefined) db.prepare("DELETE FROM meta WHERE key = 'frontier_snapshot'").run(); // good for one open only
-      this.hosts.load(db);
-      const saved = reuse ? this.runs.load() : null;
-      const lastId = (db.prepare('SELECT MAX(id) AS m FROM urls').pluck().get() as number | null) ?? 0;
-      if (saved && saved.get('stamp') === stamp && saved.get('last_id') === lastId) {
-        this.restore(saved);
-        this.openedFrom = 'snapshot';
-      } else this.rebuild(db);
       // ids and sequence numbers are given out together, so they are equal
       this.nextSeq = this.nextId = lastId + 1;
       for (const slot of this.hosts.values()) {
@@ -90,37 +79,6 @@ export class SqliteFrontier implements LocalFrontier {
     }
   }
 
-  /** One pass over the URLs rebuilds the seen-index and the queues. */
-  private rebuild(db: Database.Database): void {
-    if (this.runs.path) {
-      // a snapshot that does not match: start its file afresh
-      this.runs.close();
-      this.runs = new RunStore(this.runs.path, this.opts.queueCacheMb, this.opts.runBuffer);
-    }
-    // files written before URLs in flight stayed QUEUED on disk
-    db.prepare('UPDATE urls SET state = ? WHERE state = ?').run(UrlState.QUEUED, UrlState.IN_FLIGHT);
-    const { n } = db.prepare('SELECT COUNT(*) AS n FROM urls').get() as { n: number };
-    this.seen = new SeenIndex(n);
-    for (const [id, fp, hash, host, state, priority, seq] of scanUrls(db)) {
-      this.seen.addFingerprint(fp ?? SeenIndex.fingerprint(Buffer.from(hash!, 'hex')), id);
-      if (state === UrlState.QUEUED) {
-        this.offer(this.hosts.get(host)!, id, priority, seq);
-        this.queued++;
-      }
-    }
-  }
-
-  /** Takes the queues and seen-index a clean stop saved; URLs released without an outcome are queued again. */
-  private restore(saved: Map<string, unknown>): void {
-    this.seen = SeenIndex.fromBuffer(saved.get('seen') as Buffer, saved.get('seen_count') as number);
-    this.queued = saved.get('queued') as number;
-    const stray = this.db.prepare('UPDATE urls SET state = ? WHERE state = ? RETURNING id, host_id, priority, seq').all(UrlState.QUEUED, UrlState.IN_FLIGHT) as QueueKey[];
-    for (const r of stray) {
-      this.offer(this.hosts.get(r.host_id)!, r.id, r.priority, r.seq);
-      this.queued++;
-    }
-  }
-
   /**
    * Frees the queues. On a crawl file, they are saved next to it first (with the seen-index), so the
    * next open reads them instead of rebuilding them from every URL; the file is used only if the
@@ -130,19 +88,7 @@ export class SqliteFrontier implements LocalFrontier {
     if (this.closed) return;
     this.closed = true;
     this.hosts.saveNextTimes(this.db, Date.now()); // a run started right after this one keeps the delay
-    if (!this.runs.path) return this.runs.close();
-    // everything queued goes to the runs: the fronts, and URLs handed out that no outcome recorded
-    for (const host of this.hosts.values()) for (const c of host.cands.splice(0)) this.runs.push(host.id, c.priority, c.seq, c.id);
-    let queued = this.queued;
-    for (const id of this.inFlightIds) {
-      const r = this.st.queueKey.get(id) as QueueKey | undefined;
-      if (r?.state !== UrlState.QUEUED) continue;
-      this.runs.push(r.host_id, r.priority, r.seq, r.id);
-      queued++;
-    }
-    const stamp = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    this.runs.save({ stamp, last_id: this.nextId - 1, queued, seen: this.seen.toBuffer(), seen_count: this.seen.size });
-    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('frontier_snapshot', ?)").run(stamp);
+    saveQueues(this.db, this.st, this.runs, this.hosts, this.inFlightIds, { queued: this.queued, lastId: this.nextId - 1, seen: this.seen });
   }
 
   hostId(name: string): number {
