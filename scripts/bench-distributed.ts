@@ -14,6 +14,8 @@
  *    settles of one claim's leases sent with the next claim, as a worker's engine does), delay 0, one
  *    lease per host at a time.
  * 3. claims, 4 clients (4 connections in this process, each its own RedisFrontier): the other half.
+ * Each phase also gives `server_ms`: the time the server spent running the scripts in it (INFO
+ * commandstats; the rest of the phase's time is the client's and the wire's).
  * The crawl's keys are deleted at the end. Prints one JSON object with the command.
  */
 import { parseArgs } from 'node:util';
@@ -46,6 +48,14 @@ function makeUrl(i: number): NewUrl {
   const host = `h${Math.floor(H * rand())}.bench.test`;
   const url = `http://${host}/p/${i}.html`;
   return { hash: urlHash(url), url, host, depth: i % 7, priority: Math.round(rand() * 1000) / 1000, life: 3, parentId: null, anchor: null };
+}
+
+/** Microseconds the server spent in script calls so far (INFO commandstats: evalsha and eval). */
+async function scriptUsec(conn: RedisConnection): Promise<number> {
+  const info = await conn.client.info('commandstats');
+  let us = 0;
+  for (const m of info.matchAll(/cmdstat_(?:evalsha|eval):calls=\d+,usec=(\d+)/g)) us += Number(m[1]);
+  return us;
 }
 
 async function usedMemory(conn: RedisConnection): Promise<number> {
@@ -99,6 +109,7 @@ try {
   const opts = { crawlId, delayMs: 0, perHostConcurrency: 1 };
   const f1 = await RedisFrontier.open(main, opts);
   const mem0 = await usedMemory(main);
+  const us0 = await scriptUsec(main);
   let addMs = 0;
   for (let i = 0; i < N; i += BATCH) {
     const batch: NewUrl[] = [];
@@ -109,16 +120,19 @@ try {
   }
   const mem1 = await usedMemory(main);
   const queued = await f1.size();
-  out.adds = { urls: N, queued, ms: Math.round(addMs), per_sec: perSec(N, addMs) };
+  const us1 = await scriptUsec(main);
+  // of each phase's time, how much the server spent running the scripts (the rest: the client, the wire)
+  out.adds = { urls: N, queued, ms: Math.round(addMs), per_sec: perSec(N, addMs), server_ms: Math.round((us1 - us0) / 1000) };
   out.memory = { used_memory_delta_mb: +((mem1 - mem0) / 2 ** 20).toFixed(1), bytes_per_queued_url: Math.round((mem1 - mem0) / queued) };
   process.stderr.write(`adds ${JSON.stringify(out.adds)} memory ${JSON.stringify(out.memory)}\n`);
 
   const one = await drain([f1], Math.floor(N / 2));
-  out.claims_1_client = { claimed: one.claimed, claim_calls: one.claims, ms: Math.round(one.ms), per_sec: perSec(one.claimed, one.ms) };
+  const us2 = await scriptUsec(main);
+  out.claims_1_client = { claimed: one.claimed, claim_calls: one.claims, ms: Math.round(one.ms), per_sec: perSec(one.claimed, one.ms), server_ms: Math.round((us2 - us1) / 1000) };
   process.stderr.write(`claims, 1 client ${JSON.stringify(out.claims_1_client)}\n`);
   const four = await Promise.all([0, 1, 2, 3].map(async (k) => RedisFrontier.open(await connect(), { ...opts, workerId: `bench-${k}` })));
   const rest = await drain(four, N - one.claimed);
-  out.claims_4_clients = { claimed: rest.claimed, claim_calls: rest.claims, ms: Math.round(rest.ms), per_sec: perSec(rest.claimed, rest.ms) };
+  out.claims_4_clients = { claimed: rest.claimed, claim_calls: rest.claims, ms: Math.round(rest.ms), per_sec: perSec(rest.claimed, rest.ms), server_ms: Math.round((await scriptUsec(main) - us2) / 1000) };
   out.left_queued = await f1.size();
   for (const f of [f1, ...four]) await f.close();
 } finally {

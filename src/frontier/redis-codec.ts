@@ -12,6 +12,25 @@ export function redisScore(p: number): number {
   return Math.abs(p) < 2.2250738585072014e-308 ? 0 : p;
 }
 
+const keyBytes = Buffer.alloc(8);
+/**
+ * A URL's place in its host's queue on the shared frontier from its priority, as qkey in
+ * redis/common.lua computes it: the priority's 64 bits ordered as the priority descending, split into
+ * an integer score below 2^52 (Redis keeps it as an integer in a small sorted set, compared without
+ * parsing text) and 12 bits (`lo`, the first 2 bytes of the member, before the id). Orders exactly
+ * as the priorities do, highest first.
+ */
+export function queueKey(p: number): { score: number; lo: number } {
+  const b = keyBytes;
+  b.writeDoubleBE(p === 0 ? 0 : p, 0);
+  if (b[0] < 128) {
+    // p >= 0: every bit inverted, then the sign bit (the highest priorities first, negatives after)
+    b[0] = 127 - b[0];
+    for (let i = 1; i < 8; i++) b[i] = 255 - b[i];
+  }
+  return { score: b.readUIntBE(0, 6) * 16 + (b[6] >> 4), lo: ((b[6] & 15) << 8) | b[7] };
+}
+
 /** The length of `v` in MessagePack as Lua's cmsgpack writes it (integers as such, doubles as float 32 when exact). */
 function mpNumberLength(v: number): number {
   if (Number.isSafeInteger(v)) {
@@ -61,8 +80,8 @@ function urlRest(url: string, host: string): [string, number] {
   return [url, 0];
 }
 
-/** Fixed part of an add (see encodeAdds): hash, priority, state, id, host id, lengths of host and record. */
-const ADD_HEAD = 16 + 8 + 1 + 8 + 4 + 2 + 4;
+/** Fixed part of an add (see encodeAdds): hash, queue place (score, 2 bytes), state, id, host id, lengths of host and record. */
+const ADD_HEAD = 16 + 8 + 2 + 1 + 8 + 4 + 2 + 4;
 
 /**
  * Encodes adds as one string for the intake script (layout in redis/intake.lua): the crawl's
@@ -104,7 +123,9 @@ export function encodeAdds(
     const state = u.state ?? UrlState.QUEUED;
     const priority = redisScore(u.priority);
     o += u.hash.copy(b, o, 0, 16);
-    o = b.writeDoubleBE(priority, o);
+    const k = queueKey(priority);
+    o = b.writeDoubleBE(k.score, o);
+    o = b.writeUInt16BE(k.lo, o);
     o = b.writeUInt8(state, o);
     o = b.writeDoubleBE(ids?.[i] ?? 0, o);
     o = b.writeUInt32BE(r.hid, o);

@@ -50,25 +50,37 @@ function diff(a: unknown, b: unknown, path: string, ignore: Set<string>): string
   return JSON.stringify(a) === JSON.stringify(b) ? null : path || '(whole configuration)';
 }
 
+/**
+ * The layout of a crawl's keys on the server (redis/common.lua). Raised whenever the scripts read
+ * or write the keys differently: a crawl is joined only by a topicrawl of the same layout.
+ * 2: queue places from the priority's bits (integer scores, qkey); 1 (unnamed): scores -priority.
+ */
+export const FRONTIER_LAYOUT = 2;
+
 /** What {@link registerCrawl} found: this process started the crawl, or joined one with the same configuration. */
 export type CrawlRegistration = 'created' | 'joined';
 
 /**
  * Registers a crawl's configuration (the merged topic) under its key prefix: the first process
  * stores it (atomically: SET NX); a later one is accepted only with the same topic name and the same
- * configuration, else E_CONFIG names the key that differs. `ignore`: dotted paths not compared.
+ * configuration, else E_CONFIG names the key that differs; and only by a topicrawl whose shared
+ * frontier lays out the keys the same way ({@link FRONTIER_LAYOUT}). `ignore`: dotted paths not compared.
  */
 export async function registerCrawl(
   conn: RedisConnection, crawlId: string, config: object, topicName: string, ignore: readonly string[] = [],
 ): Promise<CrawlRegistration> {
   const key = `${crawlPrefix(crawlId)}config`;
-  const mine = JSON.stringify({ topic: topicName, config: sortKeys(config), createdAt: Date.now() });
+  const mine = JSON.stringify({ topic: topicName, config: sortKeys(config), layout: FRONTIER_LAYOUT, createdAt: Date.now() });
   const set = await conn.run('registering the crawl', (c) => c.set(key, mine, 'NX'));
   if (set === 'OK') return 'created';
   const raw = await conn.run('reading the crawl configuration', (c) => c.get(key));
   if (raw === null) return registerCrawl(conn, crawlId, config, topicName, ignore); // deleted in between
-  const stored = JSON.parse(raw) as { topic: string; config: unknown };
+  const stored = JSON.parse(raw) as { topic: string; config: unknown; layout?: number };
   const where = `crawl '${crawlId}' on ${conn.where}`;
+  if (stored.layout !== FRONTIER_LAYOUT) {
+    throw new TopicrawlError('E_CONFIG', `${where} was started by a version of topicrawl that keeps the shared frontier in another layout (${stored.layout ?? 1}, this one: ${FRONTIER_LAYOUT}); finish it with that version, or start a new crawl with another --crawl-id`,
+      { key: 'layout', crawlId, stored: stored.layout ?? 1, mine: FRONTIER_LAYOUT });
+  }
   if (stored.topic !== topicName) {
     throw new TopicrawlError('E_CONFIG', `${where} was started with topic '${stored.topic}', not '${topicName}'; use another --crawl-id for another topic`,
       { key: 'topic', crawlId, stored: stored.topic, mine: topicName });

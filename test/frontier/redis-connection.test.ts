@@ -4,8 +4,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { TopicrawlError } from '../../src/errors.js';
 import type { NewUrl } from '../../src/frontier/frontier.js';
 import { parseRedisUrl, RedisConnection } from '../../src/frontier/redis-connection.js';
-import { configDifference, registerCrawl } from '../../src/frontier/redis-crawl-config.js';
-import { RedisFrontier } from '../../src/frontier/redis-frontier.js';
+import { configDifference, FRONTIER_LAYOUT, registerCrawl } from '../../src/frontier/redis-crawl-config.js';
+import { crawlPrefix, RedisFrontier } from '../../src/frontier/redis-frontier.js';
 import { urlHash } from '../../src/url/url-hash.js';
 import { testCrawl } from '../helpers/redis.js';
 
@@ -47,6 +47,13 @@ describe('RedisConnection and the crawl registration', () => {
     expect(strat.code).toBe('E_CONFIG');
     expect(strat.details.key).toBe('strategy.name');
     expect(strat.message).toContain("'strategy.name' differs");
+    // a crawl another version started, its keys laid out otherwise (no layout: the first one)
+    const older = testCrawl();
+    await conn.client.set(`${crawlPrefix(older.crawlId)}config`, JSON.stringify({ topic: 'rust', config: cfg, createdAt: 1 }));
+    const layout = await errorOf(() => registerCrawl(conn, older.crawlId, cfg, 'rust'));
+    expect(layout.code).toBe('E_CONFIG');
+    expect(layout.details.key).toBe('layout');
+    expect(layout.message).toContain(`another layout (1, this one: ${FRONTIER_LAYOUT})`);
     expect(configDifference({ a: [1, 2], b: 1 }, { b: 1, a: [1, 3] })).toBe('a[1]');
     expect(configDifference({ a: 1 }, { a: 1, b: undefined })).toBeNull();
   });

@@ -50,7 +50,7 @@ local function claim_now()
   local tops = {}
   if want > 0 then tops = redis.call('ZPOPMIN', K('ready'), want) end
   for i = 1, #tops, 2 do
-    local hid = struct.unpack('>I4', tops[i], 7)
+    local hid = struct.unpack('>I4', tops[i], 9)
     if n >= max or (MAXPAGES > 0 and pages >= MAXPAGES) then
       redis.call('ZADD', K('ready'), tops[i + 1], tops[i]) -- not needed: back, unchanged
     else
@@ -63,7 +63,7 @@ local function claim_now()
       if room > 0 then popped = redis.call('ZPOPMIN', K('q:' .. hid), room) end
       local k = #popped / 2
       for j = 1, #popped, 2 do
-        local id = idof(popped[j])
+        local id = idof(popped[j], 3)
         local _, hash = ix_get(id)
         local r = rec_get(hid, hash)
         local m = lease_member(hid, id, wno, cno)

@@ -5,18 +5,18 @@
 --             seen-set. `url` is the part after 'http://<host>' (scheme 1) or 'https://<host>'
 --             (scheme 2), or the whole URL (scheme 0). A URL handed out keeps state QUEUED in its
 --             record: it is leased when it is not in q:<hid>, done when its ix entry says so.
---   q:<hid>   zset of the host's queued URLs: score -priority, member the id as 6 bytes big-endian,
---             so equal scores order by id = discovery sequence (first in, first out).
+--   q:<hid>   zset of the host's queued URLs: score and member from the priority and the id (qkey):
+--             ordered by priority, highest first, then by id = discovery sequence (first in, first out).
 --   ix:<id/128> hash: id % 128 -> 4-byte host id .. 16-byte URL hash (finds a URL by id), then,
 --             once a lease of it was settled done (FETCHED), that lease's worker and claim numbers.
---   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc10d' then its name): t may be
+--   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc12d' then its name): t may be
 --             contacted from (server ms), f leases out, p pages counted, d delay (ms; -1: the
 --             crawl's), s suspended, w in `sleep`, whether it is in `ready`, its member there (r)
---             and score there (b: -priority of its best URL).
+--             and score there (b: the score of its best URL in q:<hid>).
 --   hosts     hash name -> host id; hid, seq, cno, wno: counters (host, URL, claim, worker numbers;
 --             seq also counts URL ids reserved by clients, see redis-id-blocks.ts); urls: URLs known.
---   ready     zset of hosts that may be contacted: score -priority of their best URL, member
---             6-byte id of that URL .. 4-byte host id (ties: the earlier URL first).
+--   ready     zset of hosts that may be contacted: score and member those of their best URL in
+--             q:<hid>, then the 4-byte host id (the same order as their best URLs').
 --   sleep     zset of hosts with queued URLs waiting for their time: score t, member host id.
 --   leases    zset: member 4-byte host id, 6-byte URL id, 2-byte worker number, 4-byte claim number;
 --             score its expiry (server ms).
@@ -50,6 +50,39 @@ local function idof(m, at)
   return hi * TWO32 + lo
 end
 local function hidkey(hid) return struct.pack('>I4', hid) end
+
+-- A URL's place in its host's queue: the score and the first 2 bytes of its member (the member: those,
+-- then idkey(id)). The priority's 64 bits, ordered as the priority descending (IEEE 754 doubles order
+-- as their bits once negatives are inverted), are split: the first 52 make the score, an integer
+-- below 2^52 that Redis keeps as an integer in a listpack (compared without parsing text: a ZADD
+-- costs less than half of one with a fractional score), the last 12 the 2 bytes, which order
+-- members of equal score before the id does. So the order is exactly that of the priorities, then
+-- of the ids. redis-codec.ts (queueKey) computes the same for the adds.
+local function qkey(p)
+  if p == 0 then p = 0 end -- (-0 as 0)
+  local b1, b2, b3, b4, b5, b6, b7, b8 = string.byte(struct.pack('>d', p), 1, 8)
+  if b1 < 128 then
+    -- p >= 0: all bits inverted, then the sign bit (higher priorities first, after them the negatives)
+    b1, b2, b3, b4, b5, b6, b7, b8 = 127 - b1, 255 - b2, 255 - b3, 255 - b4, 255 - b5, 255 - b6, 255 - b7, 255 - b8
+  end
+  return ((((b1 * 256 + b2) * 256 + b3) * 256 + b4) * 256 + b5) * 4096 + b6 * 16 + math.floor(b7 / 16),
+    string.char(b7 % 16, b8)
+end
+-- the member in q:<hid> of a URL from its record
+local function qmember(r)
+  local _, lo = qkey(r[5])
+  return lo .. idkey(r[1])
+end
+-- whether a queue place (score, 2 bytes, id) comes before another
+local function qbefore(s1, lo1, id1, s2, lo2, id2)
+  if s1 ~= s2 then return s1 < s2 end
+  if lo1 ~= lo2 then
+    local a1, a2 = string.byte(lo1, 1, 2)
+    local c1, c2 = string.byte(lo2, 1, 2)
+    return a1 * 256 + a2 < c1 * 256 + c2
+  end
+  return id1 < id2
+end
 
 local function lease_member(hid, id, wno, cno)
   return struct.pack('>I4I2I4I2I4', hid, math.floor(id / TWO32), id % TWO32, wno, cno)
@@ -108,7 +141,7 @@ local function host_records(hid, hashes)
       local r = cmsgpack.unpack(v)
       recs[i] = r
       if r[2] == QUEUED then
-        qk[#qk + 1] = idkey(r[1])
+        qk[#qk + 1] = qmember(r)
         qat[#qat + 1] = i
       end
     end
@@ -124,13 +157,17 @@ local function rec_get(hid, hash)
   return cmsgpack.unpack(v)
 end
 local function rec_put(hid, hash, r) redis.call('HSET', P .. 'u:' .. hid, hash, cmsgpack.pack(r)) end
-local function in_queue(hid, id) return redis.call('ZSCORE', P .. 'q:' .. hid, idkey(id)) ~= false end
+-- whether the URL of this host, hash and id is in its host's queue
+local function rec_in_queue(hid, hash, id)
+  local r = rec_get(hid, hash)
+  return r ~= nil and r[1] == id and redis.call('ZSCORE', P .. 'q:' .. hid, qmember(r)) ~= false
+end
 
-local NO_MEMBER = string.rep('\0', 10)
+local NO_MEMBER = string.rep('\0', 12)
 
 -- The state of a host (nil if there is no such host).
 local function parse_host(v)
-  local t, f, p, own, s, w, inr, r, b, at = struct.unpack('>di4i4i4BBBc10d', v)
+  local t, f, p, own, s, w, inr, r, b, at = struct.unpack('>di4i4i4BBBc12d', v)
   return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
     r = inr == 1 and r or '', b = b, n = string.sub(v, at), dirty = false }
 end
@@ -141,7 +178,7 @@ local function load_host(hid)
 end
 
 local function save_host(hid, h)
-  redis.call('SET', P .. 'h:' .. hid, struct.pack('>di4i4i4BBBc10d', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
+  redis.call('SET', P .. 'h:' .. hid, struct.pack('>di4i4i4BBBc12d', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
     h.r ~= '' and 1 or 0, h.r ~= '' and h.r or NO_MEMBER, h.r ~= '' and h.b or 0) .. h.n)
 end
 
@@ -217,9 +254,9 @@ local function place(hid, h, now)
 end
 
 -- Places hosts that only gained URLs since they were placed: `gained` maps each of `hids` to the
--- score and id of the best of them (the lowest score, then the lowest id; false: the host had other
--- changes, and is placed apart). A host in `ready` stays there unless
--- one of them is better than its best (an equal score keeps the older URL); one asleep before its
+-- queue place of the best of them ({score, 2 bytes, id}, see qkey; false: the host had other changes,
+-- and is placed apart). A host in `ready` stays there unless
+-- that one comes before its best (qbefore); one asleep before its
 -- time sleeps on; others are placed anew. Their states are read in one MGET per 1000 hosts, and only
 -- the flags and score needed for that decision are decoded (offsets in the h:<hid> layout).
 local function place_gained(gained, all, now)
@@ -235,10 +272,10 @@ local function place_gained(gained, all, now)
       local g = gained[hid]
       if string.byte(v, 23) == 1 then
         -- in `ready`
-        if g[1] < struct.unpack('>d', v, 34) then
+        if qbefore(g[1], g[2], g[3], struct.unpack('>d', v, 36), string.sub(v, 24, 25), idof(v, 26)) then
           local h = parse_host(v)
           zset('ready', h.r, false)
-          h.r, h.b = idkey(g[2]) .. hidkey(hid), g[1]
+          h.r, h.b = g[2] .. idkey(g[3]) .. hidkey(hid), g[1]
           zset('ready', h.r, g[1])
           save_host(hid, h)
         end
@@ -253,7 +290,8 @@ local function sched(hid, now) place(hid, load_host(hid), now) end
 
 -- Queues a URL again (its record says QUEUED). Returns 1 if it was not in the queue.
 local function requeue(hid, r)
-  return redis.call('ZADD', P .. 'q:' .. hid, -r[5], idkey(r[1]))
+  local s, lo = qkey(r[5])
+  return redis.call('ZADD', P .. 'q:' .. hid, s, lo .. idkey(r[1]))
 end
 
 -- Priority updates the strategy decided on its own: `blob` holds per URL its id and new priority
@@ -266,9 +304,15 @@ local function apply_updates(blob, now)
     local hid, hash = ix_get(id)
     local r = hash and rec_get(hid, hash)
     if r and r[2] == QUEUED and r[5] ~= p then
+      local was = qmember(r)
       r[5] = p
       rec_put(hid, hash, r)
-      if redis.call('ZADD', P .. 'q:' .. hid, 'XX', 'CH', -p, idkey(id)) == 1 then touched[hid] = true end
+      -- (a leased URL is not in its queue: its record only)
+      if redis.call('ZREM', P .. 'q:' .. hid, was) == 1 then
+        local s, lo = qkey(p)
+        redis.call('ZADD', P .. 'q:' .. hid, s, lo .. idkey(id))
+        touched[hid] = true
+      end
     end
   end
   batch_begin()

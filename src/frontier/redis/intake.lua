@@ -4,8 +4,8 @@
 --   per change (8 args): id, host id, URL hash ('': not given, found by id), priority, life, state,
 --   inlinks, inlinkScore ('' unchanged).
 -- The adds: the length of the crawl's epoch in which their host ids and ids were had (1 byte; 0: they
--- name no host by id and carry no id), that epoch (see hosts.lua), then per add: URL hash (16 bytes), priority
--- (big-endian double), state (1 byte), id (double: reserved by the client, see redis-id-blocks.ts;
+-- name no host by id and carry no id), that epoch (see hosts.lua), then per add: URL hash (16 bytes), its
+-- place in the queue from its priority (qkey in common.lua: score as a big-endian double, 2 bytes), state (1 byte), id (double: reserved by the client, see redis-id-blocks.ts;
 -- 0: the next of `seq`), host id (4 bytes; 0: by name), lengths of host name (0 with an id) and
 -- record (2, 4 bytes), the name, then the URL's record (u:<hid>) in MessagePack without its array
 -- head and first field, the id.
@@ -22,7 +22,7 @@ end
 local now = now_ms()
 local settled = apply_pending(ARGV[9], ARGV[10], now)
 local touched = {}
--- hosts that gained URLs: the best of them (score, id); `false` once the host has other changes
+-- hosts that gained URLs: the best of them ({score, 2 bytes, id}, see qkey); `false` once the host has other changes
 local gained, gainedAt = {}, {}
 local hosts = {}
 local named = {}
@@ -36,7 +36,7 @@ local at = 2 + el
 local ukey, hkey = {}, {}
 local nOut = 2
 while at <= #adds do
-  local hash, prio, state, given, hid, hl, rl, pos = struct.unpack('>c16dBdI4I2I4', adds, at)
+  local hash, s, lo, state, given, hid, hl, rl, pos = struct.unpack('>c16dc2BdI4I2I4', adds, at)
   if hid == 0 then
     hid = host_id(string.sub(adds, pos, pos + hl - 1), hosts)
     named[#named + 1] = hidkey(hid)
@@ -65,17 +65,16 @@ while at <= #adds do
     ix[#ix + 1] = hkey[hid] .. hash
     if state == QUEUED then
       local q = qw[hid]
-      local s = -prio
       if not q then
-        qw[hid] = { s, idkey(id) }
-        gained[hid] = { s, id }
+        qw[hid] = { s, lo .. idkey(id) }
+        gained[hid] = { s, lo, id }
         gainedAt[#gainedAt + 1] = hid
         touched[hid] = true
       else
         q[#q + 1] = s
-        q[#q + 1] = idkey(id)
+        q[#q + 1] = lo .. idkey(id)
         local g = gained[hid]
-        if s < g[1] then g[1], g[2] = s, id end
+        if qbefore(s, lo, id, g[1], g[2], g[3]) then g[1], g[2], g[3] = s, lo, id end
       end
       queued = queued + 1
     end
@@ -117,9 +116,13 @@ for hid, g in pairs(byHost) do
       at[c.hash] = #hashes
     end
   end
-  -- inq[i]: the URL is in its host's queue; qset[i]: its new score there (false: taken out)
+  -- inq[i]: the URL is in its host's queue; before[i]: its member there before the changes, and
+  -- prio[i] its priority then (the score)
   local recs, inq = host_records(hid, hashes)
-  local qset, dirty = {}, {}
+  local before, prio, dirty = {}, {}, {}
+  for i, r in pairs(recs) do
+    if r and inq[i] then before[i], prio[i] = qmember(r), r[5] end
+  end
   for _, c in ipairs(g) do
     local i = at[c.hash]
     local r = recs[i]
@@ -137,11 +140,10 @@ for hid, g in pairs(byHost) do
         -- a leased (or fetched) URL: QUEUED, out of its queue; its state does not change under its lease
         r[2] = QUEUED
       elseif was and not is then
-        qset[i], inq[i] = false, false
+        inq[i] = false
         queued = queued - 1
         touched[hid] = true
       elseif is and (not was or r[5] ~= oldp) then
-        qset[i] = -r[5]
         if not inq[i] then queued = queued + 1 end
         inq[i] = true
         touched[hid] = true
@@ -155,12 +157,14 @@ for hid, g in pairs(byHost) do
     hset[#hset + 1] = hashes[i]
     hset[#hset + 1] = cmsgpack.pack(recs[i])
   end
-  for i, score in pairs(qset) do
-    if score then
-      zadd[#zadd + 1] = score
-      zadd[#zadd + 1] = idkey(recs[i][1])
-    else
-      zrem[#zrem + 1] = idkey(recs[i][1])
+  -- the queue: a member that changed (priority: its 2 bytes) or left goes, a new one comes, one that
+  -- stays takes its new score
+  for i in pairs(dirty) do
+    local m = inq[i] and qmember(recs[i])
+    if before[i] and before[i] ~= m then zrem[#zrem + 1] = before[i] end
+    if m and (m ~= before[i] or recs[i][5] ~= prio[i]) then
+      zadd[#zadd + 1] = (qkey(recs[i][5]))
+      zadd[#zadd + 1] = m
     end
   end
   for k = 1, #hset, 1000 do redis.call('HSET', K('u:' .. hid), unpack(hset, k, math.min(#hset, k + 999))) end

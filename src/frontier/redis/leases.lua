@@ -65,13 +65,13 @@ local function settle_leases(blob, now)
       if defer >= 0 and now + defer > t then t = now + defer end
       if t > h.t then h.t = t end
       place(hid, h, now)
-    elseif not dup[i] and in_queue(hid, id) then
+    elseif not dup[i] and rec_in_queue(hid, hash, id) then
       -- the lease expired and its URL went back to the queue; no one took it since: this outcome stands
       ok = 1
       local h = load_host(hid)
       if done >= 1 then
         -- (released: taken as done at once, the lease being gone)
-        redis.call('ZREM', K('q:' .. hid), idkey(id))
+        redis.call('ZREM', K('q:' .. hid), qmember(rec_get(hid, hash)))
         queued = queued - 1
         ix_put(id, hid, hash, string.sub(m, 11))
         if counted == 1 then h.p, pages, h.dirty = h.p + 1, pages + 1, true end
