@@ -185,20 +185,72 @@ export function encodeSettle(token: string, what: 0 | 1 | 2, counted: boolean, d
   return b;
 }
 
-/** A lease as the claim script returns it (layout in redis/claim.lua). */
+/** A value of a record as Lua's cmsgpack writes it. */
+export type RecordValue = number | string | boolean | null;
+
+/**
+ * Reads the MessagePack array Lua's cmsgpack writes for a URL's record (u:<hid> in
+ * redis/common.lua), or the client for an add (encodeAdds): numbers (integers of every width,
+ * float 32 and 64), strings, false, true and nil. Anything else is not a record of ours: an error.
+ */
+export function decodeRecord(b: Buffer, at = 0): RecordValue[] {
+  let o = at;
+  const head = b[o++];
+  const n = (head & 0xf0) === 0x90 ? head & 0x0f : head === 0xdc ? b.readUInt16BE((o += 2) - 2) : -1;
+  if (n < 0) throw new Error(`not a record of the shared frontier (MessagePack 0x${head?.toString(16)} at ${at})`);
+  const out: RecordValue[] = new Array(n);
+  const str = (len: number) => b.toString('utf8', o, (o += len));
+  for (let i = 0; i < n; i++) {
+    if (o >= b.length) throw new Error('not a record of the shared frontier (cut short)');
+    const t = b[o++];
+    let v: RecordValue;
+    if (t < 0x80) v = t;
+    else if (t >= 0xe0) v = t - 256;
+    else if ((t & 0xe0) === 0xa0) v = str(t & 0x1f);
+    else {
+      switch (t) {
+        case 0xc0: v = null; break;
+        case 0xc2: v = false; break;
+        case 0xc3: v = true; break;
+        case 0xcc: v = b[o]; o += 1; break;
+        case 0xcd: v = b.readUInt16BE(o); o += 2; break;
+        case 0xce: v = b.readUInt32BE(o); o += 4; break;
+        case 0xcf: v = Number(b.readBigUInt64BE(o)); o += 8; break;
+        case 0xd0: v = b.readInt8(o); o += 1; break;
+        case 0xd1: v = b.readInt16BE(o); o += 2; break;
+        case 0xd2: v = b.readInt32BE(o); o += 4; break;
+        case 0xd3: v = Number(b.readBigInt64BE(o)); o += 8; break;
+        case 0xca: v = b.readFloatBE(o); o += 4; break;
+        case 0xcb: v = b.readDoubleBE(o); o += 8; break;
+        case 0xd9: o += 1; v = str(b[o - 1]); break;
+        case 0xda: o += 2; v = str(b.readUInt16BE(o - 2)); break;
+        case 0xdb: o += 4; v = str(b.readUInt32BE(o - 4)); break;
+        default: throw new Error(`not a record of the shared frontier (MessagePack 0x${t?.toString(16)} at ${o - 1})`);
+      }
+    }
+    out[i] = v;
+  }
+  if (o > b.length) throw new Error('not a record of the shared frontier (cut short)');
+  return out;
+}
+
+/**
+ * A lease as the claim script returns it (layout in redis/claim.lua): the URL's record as stored
+ * (decoded here rather than by the script: the client's core is the one with time to spare), its
+ * URL made again from the host and the part after it.
+ */
 export function decodeLease(b: Buffer): Lease {
-  const d = (k: number) => b.readDoubleBE(32 + 8 * k);
-  const hostLen = b.readUInt16BE(96);
-  const urlLen = b.readUInt32BE(98);
-  const anchorLen = b.readUInt32BE(102);
-  let o = 106;
-  const host = b.toString('utf8', o, (o += hostLen));
-  const url = b.toString('utf8', o, (o += urlLen));
-  const id = d(2);
-  const parent = d(7);
+  const hostLen = b.readUInt16BE(48);
+  const host = b.toString('utf8', 50, 50 + hostLen);
+  // id, state, depth, life, priority, hops, parentId (0 none), anchor (false none), inlinks, inlinkScore, url, scheme
+  const r = decodeRecord(b, 50 + hostLen);
+  const id = r[0] as number;
+  const rest = r[10] as string;
+  const url = r[11] === 1 ? `http://${host}${rest}` : r[11] === 2 ? `https://${host}${rest}` : rest;
   return {
-    token: b.toString('hex', 0, 32), expiresAt: d(0), hostId: d(1), host, id, url, depth: d(3), priority: d(4), life: d(5), seq: id,
-    hops: d(6), parentId: parent === 0 ? null : parent, anchor: anchorLen === 0xffffffff ? null : b.toString('utf8', o, o + anchorLen),
+    token: b.toString('hex', 0, 32), expiresAt: b.readDoubleBE(32), hostId: b.readDoubleBE(40), host, id, url,
+    depth: r[2] as number, priority: r[4] as number, life: r[3] as number, seq: id, hops: r[5] as number,
+    parentId: r[6] === 0 ? null : (r[6] as number), anchor: r[7] === false ? null : (r[7] as string),
   };
 }
 

@@ -3,9 +3,9 @@
 -- to settle (see settle_leases), ARGV[11] the client's number for this call ('' none).
 -- Returns {'urls', now, settled, <one string per lease>...} | {'wait', now, settled, until} |
 -- {'budget', now, settled} | {'empty', now, settled}; `settled`: one byte (0 | 1) per lease settled.
--- A lease: its member (16 bytes), the URL hash (16), expiry, host id, id, depth, priority, life,
--- hops, parent id (0 none) as big-endian doubles, lengths of host, url, anchor (2, 4, 4 bytes;
--- anchor 0xFFFFFFFF: none), then host, url and anchor.
+-- A lease: its member (16 bytes), the URL hash (16), expiry and host id as big-endian doubles, the
+-- length of the host's name (2 bytes), the name, then the URL's record as stored (u:<hid>, MessagePack:
+-- the client decodes it, see redis-codec.ts decodeLease).
 local function claim_now()
   local now = now_ms()
   local max, leaseMs, wno = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -60,18 +60,15 @@ local function claim_now()
       if MAXHOST > 0 then room = math.min(room, MAXHOST - h.p) end
       if MAXPAGES > 0 then room = math.min(room, MAXPAGES - pages) end
       local popped = {}
-      if room > 0 then popped = redis.call('ZPOPMIN', K('q:' .. hid), room) end
+      if room > 0 then popped = redis.call('ZPOPMIN', qk(hid), room) end
       local k = #popped / 2
       for j = 1, #popped, 2 do
         local id = idof(popped[j], 3)
         local _, hash = ix_get(id)
-        local r = rec_get(hid, hash)
         local m = lease_member(hid, id, wno, cno)
         leaseArgs[#leaseArgs + 1] = exp
         leaseArgs[#leaseArgs + 1] = m
-        local url, anchor = url_of(r, h.n), r[8]
-        out[#out + 1] = m .. hash .. struct.pack('>ddddddddI2I4I4', exp, hid, id, r[3], r[5], r[4], r[6], r[7],
-          #h.n, #url, anchor and #anchor or 4294967295) .. h.n .. url .. (anchor or '')
+        out[#out + 1] = m .. hash .. struct.pack('>ddI2', exp, hid, #h.n) .. h.n .. redis.call('HGET', uk(hid), hash)
       end
       h.f, h.p, h.dirty = h.f + k, h.p + k, true
       if now + h.d > h.t then h.t = now + h.d end

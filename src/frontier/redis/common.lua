@@ -37,6 +37,50 @@ local TWO32 = 4294967296
 
 local function K(s) return P .. s end
 
+-- The names of a host's keys and of id buckets, made once per script run (a number put in a string
+-- costs Lua a sprintf).
+local QK, HK, UK, IXK, IXF = {}, {}, {}, {}, {}
+local function qk(hid)
+  local k = QK[hid]
+  if not k then
+    k = P .. 'q:' .. hid
+    QK[hid] = k
+  end
+  return k
+end
+local function hk(hid)
+  local k = HK[hid]
+  if not k then
+    k = P .. 'h:' .. hid
+    HK[hid] = k
+  end
+  return k
+end
+local function uk(hid)
+  local k = UK[hid]
+  if not k then
+    k = P .. 'u:' .. hid
+    UK[hid] = k
+  end
+  return k
+end
+-- the bucket key and field of an id in ix
+local function ixk(id)
+  local b = math.floor(id / 128)
+  local k = IXK[b]
+  if not k then
+    k = P .. 'ix:' .. b
+    IXK[b] = k
+  end
+  local n = id % 128
+  local f = IXF[n]
+  if not f then
+    f = tostring(n)
+    IXF[n] = f
+  end
+  return k, f
+end
+
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -95,11 +139,13 @@ end
 
 -- `doneBy`: the worker and claim numbers (last 6 bytes of its lease member) of the lease settled done
 local function ix_put(id, hid, hash, doneBy)
-  redis.call('HSET', P .. 'ix:' .. math.floor(id / 128), id % 128, hidkey(hid) .. hash .. (doneBy or ''))
+  local k, f = ixk(id)
+  redis.call('HSET', k, f, hidkey(hid) .. hash .. (doneBy or ''))
 end
 -- host id, URL hash, and the doneBy of a URL settled done (false if not)
 local function ix_get(id)
-  local v = redis.call('HGET', P .. 'ix:' .. math.floor(id / 128), id % 128)
+  local k, f = ixk(id)
+  local v = redis.call('HGET', k, f)
   if not v then return nil, nil, false end
   return (struct.unpack('>I4', v)), string.sub(v, 5, 20), #v > 20 and string.sub(v, 21)
 end
@@ -108,14 +154,6 @@ end
 local function rnum(x)
   if x == math.floor(x) and x > -9007199254740992 and x < 9007199254740992 then return x end
   return string.format('%.17g', x)
-end
-
--- a URL of host `host` from its record (the client stores it so: see redis-codec.ts, encodeAdds)
-local function url_of(r, host)
-  local s = r[12]
-  if s == 1 then return 'http://' .. host .. r[11] end
-  if s == 2 then return 'https://' .. host .. r[11] end
-  return r[11]
 end
 
 -- HMGET and ZMSCORE over any number of fields (calls of at most 1000): a list with one entry per field
@@ -134,33 +172,33 @@ local function zmscore(key, members) return many('ZMSCORE', key, members) end
 -- those whose record says QUEUED are in the host's queue (one ZMSCORE): inq[i] true; the others are
 -- leased or done.
 local function host_records(hid, hashes)
-  local recs = many('HMGET', P .. 'u:' .. hid, hashes)
-  local qk, qat = {}, {}
+  local recs = many('HMGET', uk(hid), hashes)
+  local qm, qat = {}, {}
   for i, v in ipairs(recs) do
     if v then
       local r = cmsgpack.unpack(v)
       recs[i] = r
       if r[2] == QUEUED then
-        qk[#qk + 1] = qmember(r)
+        qm[#qm + 1] = qmember(r)
         qat[#qat + 1] = i
       end
     end
   end
   local inq = {}
-  for j, score in ipairs(many('ZMSCORE', P .. 'q:' .. hid, qk)) do inq[qat[j]] = score ~= false end
+  for j, score in ipairs(many('ZMSCORE', qk(hid), qm)) do inq[qat[j]] = score ~= false end
   return recs, inq
 end
 
 local function rec_get(hid, hash)
-  local v = redis.call('HGET', P .. 'u:' .. hid, hash)
+  local v = redis.call('HGET', uk(hid), hash)
   if not v then return nil end
   return cmsgpack.unpack(v)
 end
-local function rec_put(hid, hash, r) redis.call('HSET', P .. 'u:' .. hid, hash, cmsgpack.pack(r)) end
+local function rec_put(hid, hash, r) redis.call('HSET', uk(hid), hash, cmsgpack.pack(r)) end
 -- whether the URL of this host, hash and id is in its host's queue
 local function rec_in_queue(hid, hash, id)
   local r = rec_get(hid, hash)
-  return r ~= nil and r[1] == id and redis.call('ZSCORE', P .. 'q:' .. hid, qmember(r)) ~= false
+  return r ~= nil and r[1] == id and redis.call('ZSCORE', qk(hid), qmember(r)) ~= false
 end
 
 local NO_MEMBER = string.rep('\0', 12)
@@ -172,13 +210,13 @@ local function parse_host(v)
     r = inr == 1 and r or '', b = b, n = string.sub(v, at), dirty = false }
 end
 local function load_host(hid)
-  local v = redis.call('GET', P .. 'h:' .. hid)
+  local v = redis.call('GET', hk(hid))
   if not v then return nil end
   return parse_host(v)
 end
 
 local function save_host(hid, h)
-  redis.call('SET', P .. 'h:' .. hid, struct.pack('>di4i4i4BBBc12d', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
+  redis.call('SET', hk(hid), struct.pack('>di4i4i4BBBc12d', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
     h.r ~= '' and 1 or 0, h.r ~= '' and h.r or NO_MEMBER, h.r ~= '' and h.b or 0) .. h.n)
 end
 
@@ -236,7 +274,7 @@ end
 local function place(hid, h, now)
   local nr, sleeping, score = '', false, nil
   if not h.s and h.f < CONC and (MAXHOST == 0 or h.p < MAXHOST) then
-    local best = redis.call('ZRANGE', P .. 'q:' .. hid, 0, 0, 'WITHSCORES')
+    local best = redis.call('ZRANGE', qk(hid), 0, 0, 'WITHSCORES')
     if #best > 0 then
       if h.t > now then sleeping = true else nr, score = best[1] .. hidkey(hid), tonumber(best[2]) end
     end
@@ -266,7 +304,7 @@ local function place_gained(gained, all, now)
   end
   for i = 1, #hids, 1000 do
     local keys = {}
-    for j = i, math.min(#hids, i + 999) do keys[j - i + 1] = P .. 'h:' .. hids[j] end
+    for j = i, math.min(#hids, i + 999) do keys[j - i + 1] = hk(hids[j]) end
     for k, v in ipairs(redis.call('MGET', unpack(keys))) do
       local hid = hids[i + k - 1]
       local g = gained[hid]
@@ -291,7 +329,7 @@ local function sched(hid, now) place(hid, load_host(hid), now) end
 -- Queues a URL again (its record says QUEUED). Returns 1 if it was not in the queue.
 local function requeue(hid, r)
   local s, lo = qkey(r[5])
-  return redis.call('ZADD', P .. 'q:' .. hid, s, lo .. idkey(r[1]))
+  return redis.call('ZADD', qk(hid), s, lo .. idkey(r[1]))
 end
 
 -- Priority updates the strategy decided on its own: `blob` holds per URL its id and new priority
@@ -308,9 +346,9 @@ local function apply_updates(blob, now)
       r[5] = p
       rec_put(hid, hash, r)
       -- (a leased URL is not in its queue: its record only)
-      if redis.call('ZREM', P .. 'q:' .. hid, was) == 1 then
+      if redis.call('ZREM', qk(hid), was) == 1 then
         local s, lo = qkey(p)
-        redis.call('ZADD', P .. 'q:' .. hid, s, lo .. idkey(id))
+        redis.call('ZADD', qk(hid), s, lo .. idkey(id))
         touched[hid] = true
       end
     end

@@ -41,17 +41,17 @@ while at <= #adds do
     hid = host_id(string.sub(adds, pos, pos + hl - 1), hosts)
     named[#named + 1] = hidkey(hid)
   end
-  local uk = ukey[hid]
-  if not uk then
-    uk = K('u:' .. hid)
-    ukey[hid], hkey[hid] = uk, hidkey(hid)
+  local u = ukey[hid]
+  if not u then
+    u = uk(hid)
+    ukey[hid], hkey[hid] = u, hidkey(hid)
   end
   local id = given > 0 and given or nextId
   -- (0x9c: an array of 12; the id as MessagePack's uint 32)
   local rec = '\156' .. (id < TWO32 and struct.pack('>BI4', 0xce, id) or cmsgpack.pack(id)) .. string.sub(adds, pos + hl, pos + hl + rl - 1)
   at = pos + hl + rl
   nOut = nOut + 1
-  if redis.call('HSETNX', uk, hash, rec) == 1 then
+  if redis.call('HSETNX', u, hash, rec) == 1 then
     if given == 0 then nextId = nextId + 1 end
     added = added + 1
     -- the id index and the queues are written after the loop, a bucket or a host at a time
@@ -85,7 +85,7 @@ while at <= #adds do
 end
 for b, ix in pairs(ixw) do redis.call('HSET', K('ix:' .. b), unpack(ix)) end
 for hid, q in pairs(qw) do
-  for i = 1, #q, 1000 do redis.call('ZADD', K('q:' .. hid), unpack(q, i, math.min(#q, i + 999))) end
+  for i = 1, #q, 1000 do redis.call('ZADD', qk(hid), unpack(q, i, math.min(#q, i + 999))) end
 end
 if nextId > firstId then redis.call('SET', K('seq'), nextId - 1) end
 if added > 0 then redis.call('INCRBY', K('urls'), added) end
@@ -167,9 +167,9 @@ for hid, g in pairs(byHost) do
       zadd[#zadd + 1] = m
     end
   end
-  for k = 1, #hset, 1000 do redis.call('HSET', K('u:' .. hid), unpack(hset, k, math.min(#hset, k + 999))) end
-  for k = 1, #zrem, 1000 do redis.call('ZREM', K('q:' .. hid), unpack(zrem, k, math.min(#zrem, k + 999))) end
-  for k = 1, #zadd, 1000 do redis.call('ZADD', K('q:' .. hid), unpack(zadd, k, math.min(#zadd, k + 999))) end
+  for k = 1, #hset, 1000 do redis.call('HSET', uk(hid), unpack(hset, k, math.min(#hset, k + 999))) end
+  for k = 1, #zrem, 1000 do redis.call('ZREM', qk(hid), unpack(zrem, k, math.min(#zrem, k + 999))) end
+  for k = 1, #zadd, 1000 do redis.call('ZADD', qk(hid), unpack(zadd, k, math.min(#zadd, k + 999))) end
 end
 
 if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end

@@ -14,7 +14,17 @@ local function settle_leases(blob, now)
   local members, valid, seen, dup = {}, {}, {}, {}
   for at = 1, #blob, 42 do members[#members + 1] = string.sub(blob, at, at + 15) end
   local scores = zmscore(K('leases'), members)
-  local heldScores = zmscore(K('held'), members)
+  -- (held: only those not leased, if any)
+  local heldScores, missing, at = {}, {}, {}
+  for i, m in ipairs(members) do
+    if not scores[i] then
+      missing[#missing + 1] = m
+      at[#missing] = i
+    end
+  end
+  if #missing > 0 then
+    for k, score in ipairs(zmscore(K('held'), missing)) do heldScores[at[k]] = score end
+  end
   local gone, released, confirmed = {}, {}, {}
   for i, m in ipairs(members) do
     if seen[m] then
@@ -71,7 +81,7 @@ local function settle_leases(blob, now)
       local h = load_host(hid)
       if done >= 1 then
         -- (released: taken as done at once, the lease being gone)
-        redis.call('ZREM', K('q:' .. hid), qmember(rec_get(hid, hash)))
+        redis.call('ZREM', qk(hid), qmember(rec_get(hid, hash)))
         queued = queued - 1
         ix_put(id, hid, hash, string.sub(m, 11))
         if counted == 1 then h.p, pages, h.dirty = h.p + 1, pages + 1, true end
