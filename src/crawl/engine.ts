@@ -5,6 +5,8 @@ import type { Claim, Settlement } from '../frontier/frontier.js';
  * The same contract as the Frontier door's claim and settle (leases, politeness, budget).
  */
 export interface WorkSource<W> {
+  /** How many items a claim should ask for at least (see Frontier.claimBatch); absent: 1. */
+  readonly claimBatch?: number;
   claim(max: number, now: number): Promise<SourceClaim<W>>;
   settle(work: W, how: Settlement, now: number): Promise<boolean>;
 }
@@ -49,8 +51,12 @@ export class Engine<W> {
   private wake: (() => void) | null = null;
   private readonly now: () => number;
 
+  /** Free slots the loop waits for before it claims (see WorkSource.claimBatch). */
+  private readonly least: number;
+
   constructor(private readonly o: EngineOptions<W>) {
     this.now = o.now ?? Date.now;
+    this.least = Math.max(1, Math.min(o.source.claimBatch ?? 1, Math.floor(o.concurrency / 4)));
   }
 
   get active(): number {
@@ -90,7 +96,9 @@ export class Engine<W> {
         }
         let waitUntil = Infinity;
         const room = this.o.concurrency - this.handling;
-        if (room > 0) {
+        // a source whose claims cost a round trip gets them in batches: a few free slots at a time
+        // (at most a quarter of them), or at once when none is busy
+        if (room > 0 && (room >= this.least || this.handling === 0)) {
           const next = await this.o.source.claim(room, this.now());
           if (next.kind === 'urls') {
             for (const w of next.leases) this.dispatch(w);

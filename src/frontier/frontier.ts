@@ -56,6 +56,12 @@ export interface Frontier {
    * first served). Nearly always at hand (an array), else a promise.
    */
   reserveIds?(n: number): number[] | Promise<number[]>;
+  /**
+   * Optional: how many URLs a claim should ask for at least, when a claim costs a round trip (a
+   * shared frontier): the crawl engine then waits until that many of its slots are free (at most a
+   * quarter of them, and never while none is busy) and claims them in one call. Absent: 1.
+   */
+  readonly claimBatch?: number;
   /** Up to `max` URLs to fetch now, leased; or when to ask again; or why there is nothing. */
   claim(max: number, now: number): Promise<Claim>;
   /** Ends a lease (see the contract). Returns false when the lease had expired and the URL was served again. */

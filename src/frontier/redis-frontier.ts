@@ -32,6 +32,8 @@ const PENDING_MS = 5;
 export class RedisFrontier implements Frontier {
   readonly prefix: string;
   readonly workerId: string;
+  /** A claim is a round trip: the engine claims a few URLs at a time (see Frontier.claimBatch). */
+  readonly claimBatch = 8;
   private readonly key: string;
   private readonly base: (string | number)[];
   private readonly leaseMs: number;

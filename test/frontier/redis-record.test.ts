@@ -18,7 +18,7 @@ return cmsgpack.pack(t)`;
     const args = [...numbers.map((n) => `n${n}`), ...strings.map((s) => `s${s}`), 'b0', 'b1'];
     // in chunks: a MessagePack fixarray holds at most 15 (a longer one is array 16, also read)
     for (const chunk of [args.slice(0, 12), args.slice(12, 27), args.slice(27), args]) {
-      const packed = (await conn.client.evalBuffer(lua, 0, ...chunk)) as Buffer;
+      const packed = (await conn.client.callBuffer('EVAL', lua, 0, ...chunk)) as Buffer;
       const want = chunk.map((a) => (a[0] === 'n' ? Number(a.slice(1)) : a[0] === 's' ? a.slice(1) : a === 'b1'));
       expect(decodeRecord(packed)).toEqual(want);
     }
