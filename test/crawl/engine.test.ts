@@ -7,7 +7,7 @@ class Source implements WorkSource<number> {
   readonly log: string[] = [];
   private next = 1;
   private readonly replies: (() => void)[] = [];
-  constructor(private readonly total: number, private readonly holdSettles: boolean) {}
+  constructor(private readonly total: number, private readonly holdSettles: boolean, readonly claimBatch?: number) {}
 
   async claim(max: number): Promise<SourceClaim<number>> {
     const n = Math.min(max, this.total - this.next + 1);
@@ -78,5 +78,36 @@ describe('Engine', () => {
     // the failed item is settled done (nothing recorded: the source puts it back), the others as handled
     expect(source.log).toContain('settle 15 done');
     expect(source.log).toContain('settle 2 requeue');
+  });
+
+  it('claims from a source whose claims cost a round trip a few free slots at a time, at most a quarter of them', async () => {
+    for (const [claimBatch, concurrency, least] of [[8, 16, 4], [3, 16, 3], [8, 6, 1], [undefined, 16, 1]] as const) {
+      const source = new Source(200, false, claimBatch);
+      let inPipeline = 0;
+      let most = 0;
+      const engine = new Engine<number>({
+        source, concurrency,
+        handle: async (w) => {
+          most = Math.max(most, ++inPipeline);
+          // items end at different times, a few at once now and then
+          await new Promise((r) => setTimeout(r, 1 + (w * 7) % 5));
+          inPipeline--;
+          return { state: 'done' };
+        },
+      });
+      expect(await engine.run()).toBe('done');
+      const all = source.log.filter((l) => l.startsWith('claim')).map((l) => Number(l.split(' ')[1]));
+      // the claims that found items (then the source is empty: the engine asks again as items end)
+      let left = 200;
+      const asked = all.filter((n) => (left -= n) + n > 0);
+      // the first claim fills every slot; later ones wait for `least` free slots; every item was
+      // handled, with all the slots in use at times
+      expect(asked[0]).toBe(concurrency);
+      expect(asked.every((n) => n >= least)).toBe(true);
+      if (least > 1) expect(asked.length).toBeLessThanOrEqual(1 + Math.ceil((200 - concurrency) / least));
+      else expect(asked.some((n) => n === 1)).toBe(true);
+      expect(source.log.filter((l) => l.startsWith('settle')).length).toBe(200);
+      expect(most).toBe(concurrency);
+    }
   });
 });
