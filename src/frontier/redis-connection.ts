@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { TopicrawlError } from '../errors.js';
@@ -88,6 +89,7 @@ export class RedisConnection {
   private lastError = '';
   private connected = false;
   private closing = false;
+  private gathering = false;
 
   constructor(readonly url: string, opts: RedisConnectionOptions = {}) {
     this.address = parseRedisUrl(url);
@@ -139,6 +141,7 @@ export class RedisConnection {
   /** Runs a command, turning a connection failure into E_REDIS (a script's own error keeps its message). */
   async run<T>(what: string, fn: (client: Redis & FrontierCommands) => Promise<T>): Promise<T> {
     if (this.client.status !== 'ready' && !this.connected) await this.connect();
+    this.gather();
     try {
       return await fn(this.client);
     } catch (err) {
@@ -150,6 +153,23 @@ export class RedisConnection {
       if (this.lastError === '') this.lastError = msg;
       throw this.error(`${what}: lost the connection to`, err);
     }
+  }
+
+  /**
+   * Holds the commands sent until the event loop's next turn (the socket corked), so that those of one
+   * turn (a page's intake and the next page's lookup, say) go in one write: each write wakes the server,
+   * and its reply wakes this process.
+   */
+  private gather(): void {
+    if (this.gathering) return;
+    const stream = (this.client as unknown as { stream?: Socket }).stream;
+    if (!stream || stream.destroyed || !stream.writable) return;
+    this.gathering = true;
+    stream.cork();
+    setImmediate(() => {
+      this.gathering = false;
+      stream.uncork();
+    });
   }
 
   private error(what: string, cause?: unknown): TopicrawlError {
