@@ -236,10 +236,35 @@ describe('RedisFrontier', () => {
     await g.intake({ adds: [entry('http://a.test/1'), entry('http://b.test/1'), entry('http://c.test/1')] });
     const two = await g.claim(5, Date.now());
     expect(two.kind === 'urls' && two.leases.length).toBe(2);
-    expect(await g.claim(5, Date.now())).toEqual({ kind: 'budget' });
+    // the budget is spent, but its pages are leased: they may yet not count, so ask again soon
+    const full = await g.claim(5, Date.now());
+    expect(full.kind).toBe('wait');
+    if (full.kind === 'wait') expect(full.until - Date.now()).toBeLessThanOrEqual(250);
     if (two.kind === 'urls') await g.settle(two.leases[0], { state: 'done', counted: false }, Date.now());
     const third = await g.claim(5, Date.now());
     expect(third.kind === 'urls' && third.leases.map((l) => l.url)).toEqual(['http://c.test/1']);
+    if (third.kind === 'urls' && two.kind === 'urls') {
+      await Promise.all([two.leases[1], third.leases[0]].map((l) => g.settle(l, { state: 'done' }, Date.now())));
+    }
+    // every lease settled: the budget is spent for good
+    expect(await g.claim(5, Date.now())).toEqual({ kind: 'budget' });
+  });
+
+  it('with the budget spent, a worker waits while another holds leases, and fetches their URLs if that worker dies', async () => {
+    const t = testCrawl();
+    const conn = await t.connect();
+    const dead = await t.open({ maxPages: 2 }, conn);
+    const alive = await t.open({ maxPages: 2 });
+    await dead.intake({ adds: [entry('http://a.test/1'), entry('http://b.test/1'), entry('http://c.test/1')] });
+    const held = await dead.claim(5, Date.now());
+    expect(held.kind === 'urls' && held.leases.length).toBe(2);
+    expect((await alive.claim(5, Date.now())).kind).toBe('wait');
+    // the first worker dies: its leases expire, their pages go back to the budget and their URLs to the queue
+    expect(await expireLeases(conn, t.crawlId)).toBe(2);
+    const got = await alive.claim(5, Date.now());
+    expect(got.kind === 'urls' && got.leases.map((l) => l.url).sort()).toEqual(held.kind === 'urls' ? held.leases.map((l) => l.url).sort() : []);
+    if (got.kind === 'urls') for (const l of got.leases) expect(await alive.settle(l, { state: 'done' }, Date.now())).toBe(true);
+    expect(await alive.claim(5, Date.now())).toEqual({ kind: 'budget' });
   });
 
   it('suspends and defers hosts', async () => {
@@ -326,7 +351,9 @@ describe('RedisFrontier', () => {
     // the frontier numbers its claims: two claims in a row are two
     const c = await f.claim(5, Date.now());
     expect(c.kind === 'urls' && c.leases.map((l) => l.url)).toEqual(['http://c.test/1']);
-    expect(await f.claim(5, Date.now())).toEqual({ kind: 'budget' });
+    // the budget is spent (its three pages leased, not yet settled)
+    expect((await f.claim(5, Date.now())).kind).toBe('wait');
+    expect(Number(await conn.client.get(`${prefix}pages`))).toBe(3);
   });
 
   it('with records committed in groups: a done lease frees its host at once, is done once its record is durable, and is served again if it never is', async () => {

@@ -3,6 +3,7 @@
 -- to settle (see settle_leases), ARGV[11] the client's number for this call ('' none).
 -- Returns {'urls', now, settled, <one string per lease>...} | {'wait', now, settled, until} |
 -- {'budget', now, settled} | {'empty', now, settled}; `settled`: one byte (0 | 1) per lease settled.
+-- 'budget' and 'empty' only once no lease is out (any worker's): until then, 'wait'.
 -- A lease: its member (16 bytes), the URL hash (16), expiry and host id as big-endian doubles, the
 -- length of the host's name (2 bytes), the name, then the URL's record as stored (u:<hid>, MessagePack:
 -- the client decodes it, see redis-codec.ts decodeLease).
@@ -84,19 +85,23 @@ local function claim_now()
   redis.call('SET', K('pages'), pages)
 
   if n > 0 then return out end
-  if MAXPAGES > 0 and pages >= MAXPAGES then return { 'budget', now, settled } end
-  local wake = redis.call('ZRANGE', K('sleep'), 0, 0, 'WITHSCORES')
+  local full = MAXPAGES > 0 and pages >= MAXPAGES
   local untl = nil
-  if #wake > 0 then untl = tonumber(wake[2]) end
+  if not full then
+    local wake = redis.call('ZRANGE', K('sleep'), 0, 0, 'WITHSCORES')
+    if #wake > 0 then untl = tonumber(wake[2]) end
+  end
   for _, set in ipairs({ 'leases', 'held' }) do
     local lease = redis.call('ZRANGE', K(set), 0, 0, 'WITHSCORES')
     if #lease > 0 then
-      -- another worker's settle may free a host or requeue a URL any time: ask again soon (or at the lease's expiry)
+      -- another worker's settle may free a host or requeue a URL any time: ask again soon (or at the
+      -- lease's expiry). With the budget spent, too: a lease that expires (its worker died) or is
+      -- settled as not counted gives its page back, and the pages must then be fetched by someone
       local soon = math.min(tonumber(lease[2]), now + 200)
       if untl == nil or soon < untl then untl = soon end
     end
   end
-  if untl == nil then return { 'empty', now, settled } end
+  if untl == nil then return { full and 'budget' or 'empty', now, settled } end
   return { 'wait', now, settled, num(untl) }
 end
 
