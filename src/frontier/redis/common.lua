@@ -38,40 +38,22 @@ local TWO32 = 4294967296
 local function K(s) return P .. s end
 
 -- The names of a host's keys and of id buckets, made once per script run (a number put in a string
--- costs Lua a sprintf).
-local QK, HK, UK, IXK, IXF = {}, {}, {}, {}, {}
-local function qk(hid)
-  local k = QK[hid]
-  if not k then
-    k = P .. 'q:' .. hid
-    QK[hid] = k
+-- costs Lua a sprintf): names('q:')(hid) is P .. 'q:' .. hid.
+local function names(kind)
+  local made = {}
+  return function(n)
+    local k = made[n]
+    if not k then
+      k = P .. kind .. n
+      made[n] = k
+    end
+    return k
   end
-  return k
 end
-local function hk(hid)
-  local k = HK[hid]
-  if not k then
-    k = P .. 'h:' .. hid
-    HK[hid] = k
-  end
-  return k
-end
-local function uk(hid)
-  local k = UK[hid]
-  if not k then
-    k = P .. 'u:' .. hid
-    UK[hid] = k
-  end
-  return k
-end
+local qk, hk, uk, ixb, IXF = names('q:'), names('h:'), names('u:'), names('ix:'), {}
 -- the bucket key and field of an id in ix
 local function ixk(id)
-  local b = math.floor(id / 128)
-  local k = IXK[b]
-  if not k then
-    k = P .. 'ix:' .. b
-    IXK[b] = k
-  end
+  local k = ixb(math.floor(id / 128))
   local n = id % 128
   local f = IXF[n]
   if not f then
