@@ -15,15 +15,15 @@ local function settle_leases(blob, now)
   for at = 1, #blob, 42 do members[#members + 1] = string.sub(blob, at, at + 15) end
   local scores = zmscore(K('leases'), members)
   -- (held: only those not leased, if any)
-  local heldScores, missing, at = {}, {}, {}
+  local heldScores, missing, missingAt = {}, {}, {}
   for i, m in ipairs(members) do
     if not scores[i] then
       missing[#missing + 1] = m
-      at[#missing] = i
+      missingAt[#missing] = i
     end
   end
   if #missing > 0 then
-    for k, score in ipairs(zmscore(K('held'), missing)) do heldScores[at[k]] = score end
+    for k, score in ipairs(zmscore(K('held'), missing)) do heldScores[missingAt[k]] = score end
   end
   local gone, released, confirmed = {}, {}, {}
   for i, m in ipairs(members) do
