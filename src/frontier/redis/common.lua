@@ -152,23 +152,24 @@ local function zmscore(key, members) return many('ZMSCORE', key, members) end
 
 -- The records of some URLs of one host by hash (one HMGET), decoded (false: unknown), and which of
 -- those whose record says QUEUED are in the host's queue (one ZMSCORE): inq[i] true; the others are
--- leased or done.
+-- leased or done; and the queue members of those (mem[i], see qmember).
 local function host_records(hid, hashes)
   local recs = many('HMGET', uk(hid), hashes)
-  local qm, qat = {}, {}
+  local qm, qat, mem = {}, {}, {}
   for i, v in ipairs(recs) do
     if v then
       local r = cmsgpack.unpack(v)
       recs[i] = r
       if r[2] == QUEUED then
-        qm[#qm + 1] = qmember(r)
+        mem[i] = qmember(r)
+        qm[#qm + 1] = mem[i]
         qat[#qat + 1] = i
       end
     end
   end
   local inq = {}
   for j, score in ipairs(many('ZMSCORE', qk(hid), qm)) do inq[qat[j]] = score ~= false end
-  return recs, inq
+  return recs, inq, mem
 end
 
 local function rec_get(hid, hash)
@@ -177,10 +178,12 @@ local function rec_get(hid, hash)
   return cmsgpack.unpack(v)
 end
 local function rec_put(hid, hash, r) redis.call('HSET', uk(hid), hash, cmsgpack.pack(r)) end
--- whether the URL of this host, hash and id is in its host's queue
-local function rec_in_queue(hid, hash, id)
+-- the member in its host's queue of the URL of this host, hash and id, if it is there (else nil)
+local function queued_member(hid, hash, id)
   local r = rec_get(hid, hash)
-  return r ~= nil and r[1] == id and redis.call('ZSCORE', qk(hid), qmember(r)) ~= false
+  if r == nil or r[1] ~= id then return nil end
+  local m = qmember(r)
+  if redis.call('ZSCORE', qk(hid), m) ~= false then return m end
 end
 
 local NO_MEMBER = string.rep('\0', 12)

@@ -118,10 +118,10 @@ for hid, g in pairs(byHost) do
   end
   -- inq[i]: the URL is in its host's queue; before[i]: its member there before the changes, and
   -- prio[i] its priority then (the score)
-  local recs, inq = host_records(hid, hashes)
+  local recs, inq, mem = host_records(hid, hashes)
   local before, prio, dirty = {}, {}, {}
   for i, r in pairs(recs) do
-    if r and inq[i] then before[i], prio[i] = qmember(r), r[5] end
+    if r and inq[i] then before[i], prio[i] = mem[i], r[5] end
   end
   for _, c in ipairs(g) do
     local i = at[c.hash]

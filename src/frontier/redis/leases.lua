@@ -45,6 +45,8 @@ local function settle_leases(blob, now)
     local hash, done, counted, defer = struct.unpack('>c16BBd', blob, (i - 1) * 42 + 17)
     local hid, id = lease_parse(m)
     local ok = 0
+    -- a lease gone (expired), its URL back in its queue: the member there
+    local back = not valid[i] and not dup[i] and queued_member(hid, hash, id)
     if valid[i] == 'held' then
       -- released earlier, its record now durable: done (a requeue puts it back)
       ok = 1
@@ -75,13 +77,13 @@ local function settle_leases(blob, now)
       if defer >= 0 and now + defer > t then t = now + defer end
       if t > h.t then h.t = t end
       place(hid, h, now)
-    elseif not dup[i] and rec_in_queue(hid, hash, id) then
+    elseif back then
       -- the lease expired and its URL went back to the queue; no one took it since: this outcome stands
       ok = 1
       local h = load_host(hid)
       if done >= 1 then
         -- (released: taken as done at once, the lease being gone)
-        redis.call('ZREM', qk(hid), qmember(rec_get(hid, hash)))
+        redis.call('ZREM', qk(hid), back)
         queued = queued - 1
         ix_put(id, hid, hash, string.sub(m, 11))
         if counted == 1 then h.p, pages, h.dirty = h.p + 1, pages + 1, true end
