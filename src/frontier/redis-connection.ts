@@ -56,9 +56,16 @@ const SCRIPTS: Record<string, string[]> = {
   tcClaim: ['leases', 'claim'], tcSettle: ['leases', 'settle'], tcIntake: ['leases', 'intake'], tcKnown: ['leases', 'known'], tcHosts: ['hosts'],
 };
 
+/**
+ * A script's source: `common.lua`, the parts but the last, then the last (the script proper) as a
+ * function whose reply is returned once the host states it changed are written (hosts_flush in
+ * common.lua: whichever way the script ends).
+ */
 function scriptSource(parts: string[]): string {
   const dir = new URL('./redis/', import.meta.url);
-  return ['common', ...parts].map((name) => readFileSync(new URL(`${name}.lua`, dir), 'utf8')).join('\n');
+  const read = (name: string) => readFileSync(new URL(`${name}.lua`, dir), 'utf8');
+  const main = parts[parts.length - 1];
+  return [...['common', ...parts.slice(0, -1)].map(read), `local function main()\n${read(main)}\nend\nlocal reply = main()\nhosts_flush()\nreturn reply\n`].join('\n');
 }
 
 /** The script commands {@link RedisConnection.connect} defines on the client (one key: the crawl's `ready` zset, for routing). */

@@ -53,9 +53,10 @@ function diff(a: unknown, b: unknown, path: string, ignore: Set<string>): string
 /**
  * The layout of a crawl's keys on the server (redis/common.lua). Raised whenever the scripts read
  * or write the keys differently: a crawl is joined only by a topicrawl of the same layout.
- * 2: queue places from the priority's bits (integer scores, qkey); 1 (unnamed): scores -priority.
+ * 3: host keys and id buckets named in binary (names() in common.lua); 2: queue places from the
+ * priority's bits (integer scores, qkey); 1 (unnamed): scores -priority.
  */
-export const FRONTIER_LAYOUT = 2;
+export const FRONTIER_LAYOUT = 3;
 
 /** What {@link registerCrawl} found: this process started the crawl, or joined one with the same configuration. */
 export type CrawlRegistration = 'created' | 'joined';

@@ -11,8 +11,9 @@ export async function deleteCrawl(conn: RedisConnection, crawlId: string): Promi
   let cursor = '0';
   let n = 0;
   do {
-    const [next, keys] = await conn.run('scanning the crawl keys', (c) => c.scan(cursor, 'MATCH', match, 'COUNT', 10000));
-    cursor = next;
+    // (as Buffers: a host's keys are named by its id in binary, see redis/common.lua)
+    const [next, keys] = await conn.run('scanning the crawl keys', (c) => c.scanBuffer(cursor, 'MATCH', match, 'COUNT', 10000));
+    cursor = next.toString();
     if (keys.length > 0) n += await conn.run('deleting the crawl keys', (c) => c.unlink(...keys));
   } while (cursor !== '0');
   return n;

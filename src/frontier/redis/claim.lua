@@ -35,7 +35,10 @@ local function claim_now()
   end
 
   -- hosts whose time has come
-  for _, hid in ipairs(redis.call('ZRANGEBYSCORE', K('sleep'), '-inf', now, 'LIMIT', 0, 1000)) do sched(hid, now) end
+  local woken = redis.call('ZRANGEBYSCORE', K('sleep'), '-inf', now, 'LIMIT', 0, 1000)
+  for i, hid in ipairs(woken) do woken[i] = tonumber(hid) end
+  hosts_read(woken)
+  for _, hid in ipairs(woken) do sched(hid, now) end
   batch_flush()
   batch_begin()
 
@@ -43,6 +46,7 @@ local function claim_now()
   local n = 0
   local cno = redis.call('INCR', K('cno')) % TWO32
   local exp = now + leaseMs
+  local expText = string.format('%d', exp)
   local leaseArgs = {}
   local want = max
   if MAXPAGES > 0 then want = math.min(want, MAXPAGES - pages) end
@@ -50,6 +54,9 @@ local function claim_now()
   -- best URLs as it may have out, so a host is never due again within one claim
   local tops = {}
   if want > 0 then tops = redis.call('ZPOPMIN', K('ready'), want) end
+  local hids = {}
+  for i = 1, #tops, 2 do hids[#hids + 1] = struct.unpack('>I4', tops[i], 9) end
+  hosts_read(hids)
   for i = 1, #tops, 2 do
     local hid = struct.unpack('>I4', tops[i], 9)
     if n >= max or (MAXPAGES > 0 and pages >= MAXPAGES) then
@@ -61,13 +68,14 @@ local function claim_now()
       if MAXHOST > 0 then room = math.min(room, MAXHOST - h.p) end
       if MAXPAGES > 0 then room = math.min(room, MAXPAGES - pages) end
       local popped = {}
-      if room > 0 then popped = redis.call('ZPOPMIN', qk(hid), room) end
+      if room == 1 then popped = redis.call('ZPOPMIN', qk(hid))
+      elseif room > 0 then popped = redis.call('ZPOPMIN', qk(hid), string.format('%d', room)) end
       local k = #popped / 2
       for j = 1, #popped, 2 do
         local id = idof(popped[j], 3)
         local _, hash = ix_get(id)
         local m = lease_member(hid, id, wno, cno)
-        leaseArgs[#leaseArgs + 1] = exp
+        leaseArgs[#leaseArgs + 1] = expText
         leaseArgs[#leaseArgs + 1] = m
         out[#out + 1] = m .. hash .. struct.pack('>ddI2', exp, hid, #h.n) .. h.n .. redis.call('HGET', uk(hid), hash)
       end

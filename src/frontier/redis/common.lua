@@ -1,5 +1,6 @@
 -- Shared by every script of the Redis frontier (prepended to each). Keys (all under the crawl's
--- prefix P = 'tc:{<crawlId>}:', so one Cluster slot):
+-- prefix P = 'tc:{<crawlId>}:', so one Cluster slot; <hid> is a host id as 4 bytes, big-endian, and
+-- <id/128> a number as 6 bytes, see names()):
 --   u:<hid>   hash: 16-byte URL hash -> cmsgpack record {id, state, depth, life, priority, hops,
 --             parentId (0: none), anchor (false: none), inlinks, inlinkScore, url, scheme}. The
 --             seen-set. `url` is the part after 'http://<host>' (scheme 1) or 'https://<host>'
@@ -37,30 +38,34 @@ local TWO32 = 4294967296
 
 local function K(s) return P .. s end
 
--- The names of a host's keys and of id buckets, made once per script run (a number put in a string
--- costs Lua a sprintf): names('q:')(hid) is P .. 'q:' .. hid.
-local function names(kind)
+-- The names of a host's keys and of id buckets, made once per script run: names('q:', 4)(hid) is
+-- P .. 'q:' .. the host id as 4 bytes (big-endian; ix buckets: 6 bytes). Binary, not decimal: Lua
+-- writes a number into a string with sprintf('%.14g'), which costs more than the command it names.
+local function names(kind, width)
   local made = {}
+  local fmt = width == 4 and '>I4' or '>I2I4'
   return function(n)
     local k = made[n]
     if not k then
-      k = P .. kind .. n
+      k = width == 4 and P .. kind .. struct.pack(fmt, n) or P .. kind .. struct.pack(fmt, math.floor(n / TWO32), n % TWO32)
       made[n] = k
     end
     return k
   end
 end
-local qk, hk, uk, ixb, IXF = names('q:'), names('h:'), names('u:'), names('ix:'), {}
--- the bucket key and field of an id in ix
-local function ixk(id)
-  local k = ixb(math.floor(id / 128))
-  local n = id % 128
+local qk, hk, uk, ixb, IXF = names('q:', 4), names('h:', 4), names('u:', 4), names('ix:', 6), {}
+-- the field in its ix bucket of an id's number there (0-127)
+local function ixf(n)
   local f = IXF[n]
   if not f then
     f = tostring(n)
     IXF[n] = f
   end
-  return k, f
+  return f
+end
+-- the bucket key and field of an id in ix
+local function ixk(id)
+  return ixb(math.floor(id / 128)), ixf(id % 128)
 end
 
 local function now_ms()
@@ -194,15 +199,55 @@ local function parse_host(v)
   return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
     r = inr == 1 and r or '', b = b, n = string.sub(v, at), dirty = false }
 end
+-- Host states are read once per script run and written once at its end: HS holds those read or
+-- made (hid -> state), HDIRTY those changed since (hid -> true). Every read goes through HS
+-- (hosts_read reads many in one MGET); save_host only marks; hosts_flush() writes the changed ones,
+-- an MSET per 500 (the script's source ends with it, see redis-connection.ts).
+local HS, HDIRTY, HRAW = {}, {}, {}
+-- a host's state (nil if there is no such host)
 local function load_host(hid)
-  local v = redis.call('GET', hk(hid))
-  if not v then return nil end
-  return parse_host(v)
+  local h = HS[hid]
+  if h then return h end
+  local v = HRAW[hid]
+  if v then
+    HRAW[hid] = nil
+  else
+    v = redis.call('GET', hk(hid))
+    if not v then return nil end
+  end
+  h = parse_host(v)
+  HS[hid] = h
+  return h
+end
+-- reads the states of these hosts not read yet, one MGET per 1000 (kept raw: decoded when loaded)
+local function hosts_read(hids)
+  local want = {}
+  for _, hid in ipairs(hids) do
+    if HS[hid] == nil and HRAW[hid] == nil then want[#want + 1] = hid end
+  end
+  for i = 1, #want, 1000 do
+    local keys = {}
+    for j = i, math.min(#want, i + 999) do keys[j - i + 1] = hk(want[j]) end
+    for k, v in ipairs(redis.call('MGET', unpack(keys))) do
+      if v then HRAW[want[i + k - 1]] = v end
+    end
+  end
 end
 
 local function save_host(hid, h)
-  redis.call('SET', hk(hid), struct.pack('>di4i4i4BBBc12d', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
-    h.r ~= '' and 1 or 0, h.r ~= '' and h.r or NO_MEMBER, h.r ~= '' and h.b or 0) .. h.n)
+  HS[hid], HDIRTY[hid] = h, true
+  h.dirty = false
+end
+local function hosts_flush()
+  local args = {}
+  for hid in pairs(HDIRTY) do
+    local h = HS[hid]
+    args[#args + 1] = hk(hid)
+    args[#args + 1] = struct.pack('>di4i4i4BBBc12d', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
+      h.r ~= '' and 1 or 0, h.r ~= '' and h.r or NO_MEMBER, h.r ~= '' and h.b or 0) .. h.n
+  end
+  for at = 1, #args, 1000 do redis.call('MSET', unpack(args, at, math.min(#args, at + 999))) end
+  HDIRTY = {}
 end
 
 local function host_id(name, cache)
@@ -257,11 +302,11 @@ end
 -- the host's state when it changed (`h.dirty`: f, p or t did; `h.popped`: it was taken off `ready`
 -- already, its stored r is stale).
 local function place(hid, h, now)
-  local nr, sleeping, score = '', false, nil
+  local nr, sleeping, score, text = '', false, nil, nil
   if not h.s and h.f < CONC and (MAXHOST == 0 or h.p < MAXHOST) then
-    local best = redis.call('ZRANGE', qk(hid), 0, 0, 'WITHSCORES')
+    local best = redis.call('ZRANGE', qk(hid), '0', '0', 'WITHSCORES')
     if #best > 0 then
-      if h.t > now then sleeping = true else nr, score = best[1] .. hidkey(hid), tonumber(best[2]) end
+      if h.t > now then sleeping = true else nr, score, text = best[1] .. hidkey(hid), tonumber(best[2]), best[2] end
     end
   end
   if nr == h.r and not h.popped and (nr == '' or score == h.b) and sleeping == h.w and not (sleeping and h.dirty) then
@@ -269,7 +314,7 @@ local function place(hid, h, now)
     return
   end
   if h.r ~= '' and h.r ~= nr and not h.popped then zset('ready', h.r, false) end
-  if nr ~= '' then zset('ready', nr, score) end
+  if nr ~= '' then zset('ready', nr, text) end
   if sleeping then zset('sleep', hid, h.t)
   elseif h.w then zset('sleep', hid, false) end
   h.r, h.b, h.w, h.dirty, h.popped = nr, score or 0, sleeping, false, false
@@ -287,24 +332,31 @@ local function place_gained(gained, all, now)
   for _, hid in ipairs(all) do
     if gained[hid] then hids[#hids + 1] = hid end
   end
-  for i = 1, #hids, 1000 do
-    local keys = {}
-    for j = i, math.min(#hids, i + 999) do keys[j - i + 1] = hk(hids[j]) end
-    for k, v in ipairs(redis.call('MGET', unpack(keys))) do
-      local hid = hids[i + k - 1]
-      local g = gained[hid]
-      if string.byte(v, 23) == 1 then
-        -- in `ready`
-        if qbefore(g[1], g[2], g[3], struct.unpack('>d', v, 36), string.sub(v, 24, 25), idof(v, 26)) then
-          local h = parse_host(v)
-          zset('ready', h.r, false)
-          h.r, h.b = g[2] .. idkey(g[3]) .. hidkey(hid), g[1]
-          zset('ready', h.r, g[1])
-          save_host(hid, h)
-        end
-      elseif not (string.byte(v, 22) == 1 and struct.unpack('>d', v, 1) > now) then
-        place(hid, parse_host(v), now)
+  hosts_read(hids)
+  for _, hid in ipairs(hids) do
+    local g = gained[hid]
+    local h, v = HS[hid], HRAW[hid]
+    -- in `ready` with its best URL's place (score, 2 bytes, id); else asleep until its time
+    local inr, s, lo, id, asleep
+    if h then
+      inr = h.r ~= ''
+      if inr then s, lo, id = h.b, string.sub(h.r, 1, 2), idof(h.r, 3) end
+      asleep = h.w and h.t > now
+    else
+      inr = string.byte(v, 23) == 1
+      if inr then s, lo, id = struct.unpack('>d', v, 36), string.sub(v, 24, 25), idof(v, 26) end
+      asleep = string.byte(v, 22) == 1 and struct.unpack('>d', v, 1) > now
+    end
+    if inr then
+      if qbefore(g[1], g[2], g[3], s, lo, id) then
+        h = load_host(hid)
+        zset('ready', h.r, false)
+        h.r, h.b = g[2] .. idkey(g[3]) .. hidkey(hid), g[1]
+        zset('ready', h.r, g[1])
+        save_host(hid, h)
       end
+    elseif not asleep then
+      place(hid, load_host(hid), now)
     end
   end
 end
@@ -338,7 +390,10 @@ local function apply_updates(blob, now)
       end
     end
   end
+  local hids = {}
+  for hid in pairs(touched) do hids[#hids + 1] = hid end
+  hosts_read(hids)
   batch_begin()
-  for hid in pairs(touched) do sched(hid, now) end
+  for _, hid in ipairs(hids) do sched(hid, now) end
   batch_flush()
 end

@@ -26,6 +26,7 @@ local h = load_host(hid)
 if not h then return redis.error_reply('ERR no host ' .. tostring(ARGV[7]) .. ' in this crawl') end
 if op == 'delay' then
   h.own = tonumber(ARGV[8])
+  h.d = h.own >= 0 and h.own or DELAY
   save_host(hid, h)
   return 1
 end

@@ -61,7 +61,7 @@ while at <= #adds do
       ix = {}
       ixw[b] = ix
     end
-    ix[#ix + 1] = id % 128
+    ix[#ix + 1] = ixf(id % 128)
     ix[#ix + 1] = hkey[hid] .. hash
     if state == QUEUED then
       local q = qw[hid]
@@ -83,7 +83,7 @@ while at <= #adds do
     out[nOut] = -rec_get(hid, hash)[1]
   end
 end
-for b, ix in pairs(ixw) do redis.call('HSET', K('ix:' .. b), unpack(ix)) end
+for b, ix in pairs(ixw) do redis.call('HSET', ixb(b), unpack(ix)) end
 for hid, q in pairs(qw) do
   for i = 1, #q, 1000 do redis.call('ZADD', qk(hid), unpack(q, i, math.min(#q, i + 999))) end
 end
@@ -173,10 +173,13 @@ for hid, g in pairs(byHost) do
 end
 
 if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
-batch_begin()
+local others = {}
 for hid in pairs(touched) do
-  if not gained[hid] then sched(hid, now) end
+  if not gained[hid] then others[#others + 1] = hid end
 end
+hosts_read(others)
+batch_begin()
+for _, hid in ipairs(others) do sched(hid, now) end
 place_gained(gained, gainedAt, now)
 batch_flush()
 apply_updates(updates, now)

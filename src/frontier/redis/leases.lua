@@ -40,6 +40,11 @@ local function settle_leases(blob, now)
   end
   for at = 1, #gone, 1000 do redis.call('ZREM', K('leases'), unpack(gone, at, math.min(#gone, at + 999))) end
   for at = 1, #confirmed, 1000 do redis.call('ZREM', K('held'), unpack(confirmed, at, math.min(#confirmed, at + 999))) end
+  local hids = {}
+  for i, m in ipairs(members) do
+    if valid[i] and valid[i] ~= 'held' then hids[#hids + 1] = (struct.unpack('>I4', m)) end
+  end
+  hosts_read(hids)
   batch_begin()
   for i, m in ipairs(members) do
     local hash, done, counted, defer = struct.unpack('>c16BBd', blob, (i - 1) * 42 + 17)
