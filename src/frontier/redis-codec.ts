@@ -80,15 +80,26 @@ function urlRest(url: string, host: string): [string, number] {
   return [url, 0];
 }
 
-/** Fixed part of an add (see encodeAdds): hash, queue place (score, 2 bytes), state, id, host id, lengths of host and record. */
-const ADD_HEAD = 16 + 8 + 2 + 1 + 8 + 4 + 2 + 4;
+/** Writes a whole number below 10^16 as 16 decimal digits (leading zeros) at `o`; returns the offset after them. */
+function writeDigits16(b: Buffer, o: number, n: number): number {
+  for (let i = o + 15; i >= o; i--) {
+    const q = Math.floor(n / 10);
+    b[i] = 48 + n - q * 10;
+    n = q;
+  }
+  return o + 16;
+}
+
+/** Fixed part of an add (see encodeAdds): host id, hash, queue place (score, its 16 digits, member), id, state, lengths of host and record. */
+const ADD_HEAD = 4 + 16 + 8 + 16 + 8 + 8 + 1 + 2 + 4;
 
 /**
  * Encodes adds as one string for the intake script (layout in redis/intake.lua): the crawl's
  * `epoch` in which the host ids were learnt and the ids reserved, then the adds. Each carries its
- * record (u:<hid> in redis/common.lua) in MessagePack but for the id, which the script puts in
- * front; its host's id when `hostId` knows it, else the host's name; and its id when `ids` gives it
- * (reserved by the client; else the script gives the next one). Returns the string and the indexes
+ * place in its host's queue (score and member, see queueKey); its record (u:<hid> in
+ * redis/common.lua) in MessagePack, whole when `ids` gives its id (reserved by the client), else but
+ * for the id, which the script gives and puts in front; and its host's id when `hostId` knows it,
+ * else the host's name. Returns the string and the indexes
  * of the adds sent by name (the script answers their host ids, in that order).
  */
 export function encodeAdds(
@@ -106,7 +117,9 @@ export function encodeAdds(
     const hostLen = hid === 0 ? Buffer.byteLength(u.host) : 0;
     const restLen = Buffer.byteLength(rest);
     const anchorLen = u.anchor == null ? -1 : Buffer.byteLength(u.anchor);
-    let len = restLen + mpStringHead(restLen) + 1 + (anchorLen >= 0 ? anchorLen + mpStringHead(anchorLen) : 1);
+    // (with an id, the record is whole: array head and id first)
+    const id = ids?.[i] ?? 0;
+    let len = restLen + mpStringHead(restLen) + 1 + (anchorLen >= 0 ? anchorLen + mpStringHead(anchorLen) : 1) + (id > 0 ? 1 + mpNumberLength(id) : 0);
     len += mpNumberLength(u.state ?? UrlState.QUEUED) + mpNumberLength(u.depth) + mpNumberLength(u.life) + mpNumberLength(redisScore(u.priority));
     len += mpNumberLength(u.hops ?? 0) + mpNumberLength(u.parentId ?? 0) + mpNumberLength(u.inlinks ?? 0) + mpNumberLength(u.inlinkScore ?? 0);
     rows.push({ hid, rest, scheme, hostLen, restLen, anchorLen, len });
@@ -122,18 +135,24 @@ export function encodeAdds(
     const r = rows[i];
     const state = u.state ?? UrlState.QUEUED;
     const priority = redisScore(u.priority);
+    const id = ids?.[i] ?? 0;
+    o = b.writeUInt32BE(r.hid, o);
     o += u.hash.copy(b, o, 0, 16);
     const k = queueKey(priority);
     o = b.writeDoubleBE(k.score, o);
+    // (as text too: the script hands it to ZADD as it is, without formatting a number)
+    o = writeDigits16(b, o, k.score);
     o = b.writeUInt16BE(k.lo, o);
+    o = b.writeUInt16BE(Math.floor(id / 2 ** 32), o);
+    o = b.writeUInt32BE(id % 2 ** 32, o);
+    o = b.writeDoubleBE(id, o);
     o = b.writeUInt8(state, o);
-    o = b.writeDoubleBE(ids?.[i] ?? 0, o);
-    o = b.writeUInt32BE(r.hid, o);
     o = b.writeUInt16BE(r.hostLen, o);
     o = b.writeUInt32BE(r.len, o);
     if (r.hostLen > 0) o += b.write(u.host, o, 'utf8');
-    // the record but its first field: state, depth, life, priority, hops, parentId (0 none), anchor
-    // (false none), inlinks, inlinkScore, url, scheme
+    // the record (with no id: but its first field, the id): id, state, depth, life, priority, hops,
+    // parentId (0 none), anchor (false none), inlinks, inlinkScore, url, scheme
+    if (id > 0) o = mpNumber(b, b.writeUInt8(0x9c, o), id);
     o = mpNumber(b, o, state);
     o = mpNumber(b, o, u.depth);
     o = mpNumber(b, o, u.life);

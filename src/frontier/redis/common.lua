@@ -104,15 +104,14 @@ local function qmember(r)
   local _, lo = qkey(r[5])
   return lo .. idkey(r[1])
 end
--- whether a queue place (score, 2 bytes, id) comes before another
-local function qbefore(s1, lo1, id1, s2, lo2, id2)
+-- whether a queue place (score, member: 2 bytes then the 6-byte id) comes before another
+local function qbefore(s1, m1, s2, m2)
   if s1 ~= s2 then return s1 < s2 end
-  if lo1 ~= lo2 then
-    local a1, a2 = string.byte(lo1, 1, 2)
-    local c1, c2 = string.byte(lo2, 1, 2)
-    return a1 * 256 + a2 < c1 * 256 + c2
-  end
-  return id1 < id2
+  local a1, a2, a3 = struct.unpack('>I2I2I4', m1)
+  local b1, b2, b3 = struct.unpack('>I2I2I4', m2)
+  if a1 ~= b1 then return a1 < b1 end
+  if a2 ~= b2 then return a2 < b2 end
+  return a3 < b3
 end
 
 local function lease_member(hid, id, wno, cno)
@@ -322,11 +321,11 @@ local function place(hid, h, now)
 end
 
 -- Places hosts that only gained URLs since they were placed: `gained` maps each of `hids` to the
--- queue place of the best of them ({score, 2 bytes, id}, see qkey; false: the host had other changes,
--- and is placed apart). A host in `ready` stays there unless
--- that one comes before its best (qbefore); one asleep before its
--- time sleeps on; others are placed anew. Their states are read in one MGET per 1000 hosts, and only
--- the flags and score needed for that decision are decoded (offsets in the h:<hid> layout).
+-- queue place of the best of them ({score, member, score as text}, see qkey; false: the host had
+-- other changes, and is placed apart). A host in `ready` stays there unless that one comes before
+-- its best (qbefore); one asleep before its time sleeps on; others are placed anew. Their states are
+-- read in one MGET per 1000 hosts, and those not changed yet in this run are only decoded as far as
+-- that decision needs (offsets in the h:<hid> layout).
 local function place_gained(gained, all, now)
   local hids = {}
   for _, hid in ipairs(all) do
@@ -336,23 +335,23 @@ local function place_gained(gained, all, now)
   for _, hid in ipairs(hids) do
     local g = gained[hid]
     local h, v = HS[hid], HRAW[hid]
-    -- in `ready` with its best URL's place (score, 2 bytes, id); else asleep until its time
-    local inr, s, lo, id, asleep
+    -- in `ready` with its best URL's place (score, member); else asleep until its time
+    local inr, s, m, asleep
     if h then
       inr = h.r ~= ''
-      if inr then s, lo, id = h.b, string.sub(h.r, 1, 2), idof(h.r, 3) end
+      if inr then s, m = h.b, h.r end
       asleep = h.w and h.t > now
     else
       inr = string.byte(v, 23) == 1
-      if inr then s, lo, id = struct.unpack('>d', v, 36), string.sub(v, 24, 25), idof(v, 26) end
+      if inr then s, m = struct.unpack('>d', v, 36), string.sub(v, 24, 31) end
       asleep = string.byte(v, 22) == 1 and struct.unpack('>d', v, 1) > now
     end
     if inr then
-      if qbefore(g[1], g[2], g[3], s, lo, id) then
+      if qbefore(g[1], g[2], s, m) then
         h = load_host(hid)
         zset('ready', h.r, false)
-        h.r, h.b = g[2] .. idkey(g[3]) .. hidkey(hid), g[1]
-        zset('ready', h.r, g[1])
+        h.r, h.b = g[2] .. hidkey(hid), g[1]
+        zset('ready', h.r, g[3])
         save_host(hid, h)
       end
     elseif not asleep then

@@ -4,11 +4,13 @@
 --   per change (8 args): id, host id, URL hash ('': not given, found by id), priority, life, state,
 --   inlinks, inlinkScore ('' unchanged).
 -- The adds: the length of the crawl's epoch in which their host ids and ids were had (1 byte; 0: they
--- name no host by id and carry no id), that epoch (see hosts.lua), then per add: URL hash (16 bytes), its
--- place in the queue from its priority (qkey in common.lua: score as a big-endian double, 2 bytes), state (1 byte), id (double: reserved by the client, see redis-id-blocks.ts;
--- 0: the next of `seq`), host id (4 bytes; 0: by name), lengths of host name (0 with an id) and
--- record (2, 4 bytes), the name, then the URL's record (u:<hid>) in MessagePack without its array
--- head and first field, the id.
+-- name no host by id and carry no id), that epoch (see hosts.lua), then per add: host id (4 bytes;
+-- 0: by name) and URL hash (16 bytes), the URL's place in its queue (qkey in common.lua: the score as a
+-- big-endian double and as 16 decimal digits, then the member: 2 bytes and the 6-byte id), the id
+-- again as a double (reserved by the client, see redis-id-blocks.ts; 0: the next of `seq`, and the
+-- member's id bytes are 0), state (1 byte), lengths of host name (0 with an id) and record (2, 4
+-- bytes), the name, then the URL's record (u:<hid>) in MessagePack: whole with an id, else without its
+-- array head and first field, the id.
 -- Returns the pending settles' results (a string, see apply_pending), the host ids of the adds
 -- sent by name (4 bytes each, in order), then the id of each add, negative for those known already.
 local adds, nChanges, updates = ARGV[6], tonumber(ARGV[7]), ARGV[8]
@@ -36,23 +38,32 @@ local at = 2 + el
 local ukey, hkey = {}, {}
 local nOut = 2
 while at <= #adds do
-  local hash, s, lo, state, given, hid, hl, rl, pos = struct.unpack('>c16dc2BdI4I2I4', adds, at)
+  local ixv, s, stext, mem, id, state, hl, rl, pos = struct.unpack('>c20dc16c8dBI2I4', adds, at)
+  local hid = struct.unpack('>I4', ixv)
+  local hash = string.sub(ixv, 5)
   if hid == 0 then
     hid = host_id(string.sub(adds, pos, pos + hl - 1), hosts)
-    named[#named + 1] = hidkey(hid)
+    ixv = hidkey(hid) .. hash
+    named[#named + 1] = string.sub(ixv, 1, 4)
   end
   local u = ukey[hid]
   if not u then
     u = uk(hid)
-    ukey[hid], hkey[hid] = u, hidkey(hid)
+    ukey[hid] = u
   end
-  local id = given > 0 and given or nextId
-  -- (0x9c: an array of 12; the id as MessagePack's uint 32)
-  local rec = '\156' .. (id < TWO32 and struct.pack('>BI4', 0xce, id) or cmsgpack.pack(id)) .. string.sub(adds, pos + hl, pos + hl + rl - 1)
+  local rec, own = nil, id == 0
+  if not own then
+    rec = string.sub(adds, pos + hl, pos + hl + rl - 1)
+  else
+    -- (0x9c: an array of 12; the id as MessagePack's uint 32)
+    id = nextId
+    mem = string.sub(mem, 1, 2) .. idkey(id)
+    rec = '\156' .. (id < TWO32 and struct.pack('>BI4', 0xce, id) or cmsgpack.pack(id)) .. string.sub(adds, pos + hl, pos + hl + rl - 1)
+  end
   at = pos + hl + rl
   nOut = nOut + 1
   if redis.call('HSETNX', u, hash, rec) == 1 then
-    if given == 0 then nextId = nextId + 1 end
+    if own then nextId = nextId + 1 end
     added = added + 1
     -- the id index and the queues are written after the loop, a bucket or a host at a time
     local b = math.floor(id / 128)
@@ -62,19 +73,19 @@ while at <= #adds do
       ixw[b] = ix
     end
     ix[#ix + 1] = ixf(id % 128)
-    ix[#ix + 1] = hkey[hid] .. hash
+    ix[#ix + 1] = ixv
     if state == QUEUED then
       local q = qw[hid]
       if not q then
-        qw[hid] = { s, lo .. idkey(id) }
-        gained[hid] = { s, lo, id }
+        qw[hid] = { stext, mem }
+        gained[hid] = { s, mem, stext }
         gainedAt[#gainedAt + 1] = hid
         touched[hid] = true
       else
-        q[#q + 1] = s
-        q[#q + 1] = lo .. idkey(id)
+        q[#q + 1] = stext
+        q[#q + 1] = mem
         local g = gained[hid]
-        if qbefore(s, lo, id, g[1], g[2], g[3]) then g[1], g[2], g[3] = s, lo, id end
+        if qbefore(s, mem, g[1], g[2]) then g[1], g[2], g[3] = s, mem, stext end
       end
       queued = queued + 1
     end
