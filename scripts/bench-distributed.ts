@@ -3,13 +3,16 @@
  * server, no fetching.
  *
  *   npx tsx scripts/bench-distributed.ts [--urls 1000000] [--hosts 10000] [--batch 10000]
- *                                        [--claim-batch 256] [--redis redis://127.0.0.1:6379/0]
+ *                                        [--in-flight 2] [--claim-batch 256] [--redis redis://127.0.0.1:6379/0]
  *
  * Phases, each timed on its own:
  * 1. adds: URLs `http://h<k>.bench.test/p/<i>.html`, host k uniform in [0, H) from a fixed PRNG,
  *    priorities in [0, 1] with three decimals (many ties: FIFO), hashed with urlHash (generation and
- *    hashing are not timed); `intake({adds})` per `--batch` URLs. Redis memory per queued URL:
- *    `INFO memory` used_memory after the adds minus before, divided by the URLs.
+ *    hashing timed with the rest: a batch is made while the last ones are sent); `intake({adds})` per
+ *    `--batch` URLs, up to `--in-flight` of them at once (the engine sends a page's links without
+ *    waiting for the answer, so several pages' intakes are out at a time; 1: one after another).
+ *    Redis memory per queued URL: `INFO memory` used_memory after the adds minus before, divided by
+ *    the URLs.
  * 2. claims, 1 client: half the URLs, `claim(--claim-batch)` then every lease settled `done` (the
  *    settles of one claim's leases sent with the next claim, as a worker's engine does), delay 0, one
  *    lease per host at a time.
@@ -32,6 +35,7 @@ const { values: a } = parseArgs({
     hosts: { type: 'string', default: '10000' },
     batch: { type: 'string', default: '10000' },
     'claim-batch': { type: 'string', default: '256' },
+    'in-flight': { type: 'string', default: '2' },
     redis: { type: 'string', default: process.env.TOPICRAWL_REDIS_URL ?? 'redis://127.0.0.1:6379/0' },
   },
 });
@@ -39,6 +43,7 @@ const N = Number(a.urls);
 const H = Number(a.hosts);
 const BATCH = Number(a.batch);
 const CLAIM = Number(a['claim-batch']);
+const IN_FLIGHT = Math.max(1, Number(a['in-flight']));
 const crawlId = `bench-${process.pid}-${Date.now()}`;
 const perSec = (n: number, ms: number) => Math.round(n / (ms / 1000));
 
@@ -98,7 +103,7 @@ const connect = async () => {
 };
 const out: Record<string, unknown> = {
   command: `npx tsx scripts/bench-distributed.ts ${process.argv.slice(2).join(' ')}`.trim(),
-  urls: N, hosts: H, batch: BATCH, claim_batch: CLAIM, redis: a.redis,
+  urls: N, hosts: H, batch: BATCH, in_flight: IN_FLIGHT, claim_batch: CLAIM, redis: a.redis,
 };
 const main = await connect();
 try {
@@ -110,14 +115,19 @@ try {
   const f1 = await RedisFrontier.open(main, opts);
   const mem0 = await usedMemory(main);
   const us0 = await scriptUsec(main);
-  let addMs = 0;
+  // as the engine sends a page's links without waiting for the answer (ids reserved): up to
+  // --in-flight intakes at once; the next batch is made while they run (its making is timed too)
+  const inFlight = new Set<Promise<unknown>>();
+  const t0 = performance.now();
   for (let i = 0; i < N; i += BATCH) {
     const batch: NewUrl[] = [];
     for (let j = i; j < Math.min(N, i + BATCH); j++) batch.push(makeUrl(j));
-    const t = performance.now();
-    await f1.intake({ adds: batch });
-    addMs += performance.now() - t;
+    const sent: Promise<unknown> = f1.intake({ adds: batch }).then(() => inFlight.delete(sent));
+    inFlight.add(sent);
+    if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
   }
+  await Promise.all(inFlight);
+  const addMs = performance.now() - t0;
   const mem1 = await usedMemory(main);
   const queued = await f1.size();
   const us1 = await scriptUsec(main);
