@@ -58,7 +58,7 @@ local function claim_now()
   for i = 1, #tops, 2 do hids[#hids + 1] = struct.unpack('>I4', tops[i], 9) end
   hosts_read(hids)
   for i = 1, #tops, 2 do
-    local hid = struct.unpack('>I4', tops[i], 9)
+    local hid = hids[(i + 1) / 2]
     if n >= max or (MAXPAGES > 0 and pages >= MAXPAGES) then
       redis.call('ZADD', K('ready'), tops[i + 1], tops[i]) -- not needed: back, unchanged
     else

@@ -297,8 +297,8 @@ local function zset(which, m, score)
 end
 
 -- Puts a host where it belongs now: in `ready` with its best URL, in `sleep` until its time, or in
--- neither (nothing queued, suspended, over its budget, as many leases out as it may have). Writes
--- the host's state when it changed (`h.dirty`: f, p or t did; `h.popped`: it was taken off `ready`
+-- neither (nothing queued, suspended, over its budget, as many leases out as it may have). Saves
+-- the host's state (written at the script's end) when it changed (`h.dirty`: f, p or t did; `h.popped`: it was taken off `ready`
 -- already, its stored r is stale).
 local function place(hid, h, now)
   local nr, sleeping, score, text = '', false, nil, nil
