@@ -38,36 +38,6 @@ local TWO32 = 4294967296
 
 local function K(s) return P .. s end
 
--- The names of a host's keys and of id buckets, made once per script run: names('q:', 4)(hid) is
--- P .. 'q:' .. the host id as 4 bytes (big-endian; ix buckets: 6 bytes). Binary, not decimal: Lua
--- writes a number into a string with sprintf('%.14g'), which costs more than the command it names.
-local function names(kind, width)
-  local made = {}
-  local fmt = width == 4 and '>I4' or '>I2I4'
-  return function(n)
-    local k = made[n]
-    if not k then
-      k = width == 4 and P .. kind .. struct.pack(fmt, n) or P .. kind .. struct.pack(fmt, math.floor(n / TWO32), n % TWO32)
-      made[n] = k
-    end
-    return k
-  end
-end
-local qk, hk, uk, ixb, IXF = names('q:', 4), names('h:', 4), names('u:', 4), names('ix:', 6), {}
--- the field in its ix bucket of an id's number there (0-127)
-local function ixf(n)
-  local f = IXF[n]
-  if not f then
-    f = tostring(n)
-    IXF[n] = f
-  end
-  return f
-end
--- the bucket key and field of an id in ix
-local function ixk(id)
-  return ixb(math.floor(id / 128)), ixf(id % 128)
-end
-
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -81,6 +51,35 @@ local function idof(m, at)
   return hi * TWO32 + lo
 end
 local function hidkey(hid) return struct.pack('>I4', hid) end
+
+-- The names of a host's keys and of id buckets, made once per script run: names('q:', hidkey)(hid)
+-- is P .. 'q:' .. the host id as 4 bytes (ix buckets: idkey, 6 bytes). Binary, not decimal: Lua
+-- writes a number into a string with sprintf('%.14g'), which costs more than the command it names.
+local function names(kind, encode)
+  local made = {}
+  return function(n)
+    local k = made[n]
+    if not k then
+      k = P .. kind .. encode(n)
+      made[n] = k
+    end
+    return k
+  end
+end
+local qk, hk, uk, ixb, IXF = names('q:', hidkey), names('h:', hidkey), names('u:', hidkey), names('ix:', idkey), {}
+-- the field in its ix bucket of an id's number there (0-127)
+local function ixf(n)
+  local f = IXF[n]
+  if not f then
+    f = tostring(n)
+    IXF[n] = f
+  end
+  return f
+end
+-- the bucket key and field of an id in ix
+local function ixk(id)
+  return ixb(math.floor(id / 128)), ixf(id % 128)
+end
 
 -- A URL's place in its host's queue: the score and the first 2 bytes of its member (the member: those,
 -- then idkey(id)). The priority's 64 bits, ordered as the priority descending (IEEE 754 doubles order

@@ -35,7 +35,7 @@ local queued, added = 0, 0
 local ixw, qw = {}, {}
 local at = 2 + el
 -- per host: its u:<hid> key and 4-byte id
-local ukey, hkey = {}, {}
+local ukey = {}
 local nOut = 2
 while at <= #adds do
   local ixv, s, stext, mem, id, state, hl, rl, pos = struct.unpack('>c20dc16c8dBI2I4', adds, at)
