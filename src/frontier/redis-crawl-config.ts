@@ -53,10 +53,11 @@ function diff(a: unknown, b: unknown, path: string, ignore: Set<string>): string
 /**
  * The layout of a crawl's keys on the server (redis/common.lua). Raised whenever the scripts read
  * or write the keys differently: a crawl is joined only by a topicrawl of the same layout.
- * 3: host keys and id buckets named in binary (names() in common.lua); 2: queue places from the
+ * 4: a URL's ix entry names its lease from the claim on (done: the lease gone); 3: host keys and
+ * id buckets named in binary (names() in common.lua); 2: queue places from the
  * priority's bits (integer scores, qkey); 1 (unnamed): scores -priority.
  */
-export const FRONTIER_LAYOUT = 3;
+export const FRONTIER_LAYOUT = 4;
 
 /** What {@link registerCrawl} found: this process started the crawl, or joined one with the same configuration. */
 export type CrawlRegistration = 'created' | 'joined';

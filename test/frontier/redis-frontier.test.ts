@@ -158,10 +158,18 @@ describe('RedisFrontier', () => {
     const again = (await claimOne(f2))!;
     expect(again.url).toBe(first.url);
     expect(again.token).not.toBe(first.token);
+    const state = async (l: Lease) => (await f2.known([{ hash: urlHash(l.url), host: l.host }])).get(urlHash(l.url).toString('hex'))?.state;
+    // leased again (by f2), while b.test's URL is back in its queue
+    expect(await state(again)).toBe(UrlState.IN_FLIGHT);
+    expect(await state(other)).toBe(UrlState.QUEUED);
     expect(await f1.settle(first, { state: 'done' }, Date.now())).toBe(false);
+    // the refused settle changed nothing: still f2's
+    expect(await state(again)).toBe(UrlState.IN_FLIGHT);
     expect(await f2.settle(again, { state: 'done' }, Date.now())).toBe(true);
+    expect(await state(again)).toBe(UrlState.FETCHED);
     // b.test's lease expired too and went back to the queue; no one took it since: its late settle stands
     expect(await f1.settle(other, { state: 'done' }, Date.now())).toBe(true);
+    expect(await state(other)).toBe(UrlState.FETCHED);
     expect(await f2.claim(5, Date.now())).toEqual({ kind: 'empty' });
     const stats = await redisCrawlStats(await t.connect(), t.crawlId);
     expect(stats).toMatchObject({ queued: 0, leased: 0, budgetUsed: 2, hosts: 2, known: 2 });

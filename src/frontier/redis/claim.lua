@@ -22,10 +22,12 @@ local function claim_now()
     for _, m in ipairs(redis.call('ZRANGEBYSCORE', K(set), '-inf', now, 'LIMIT', 0, 1000)) do
       redis.call('ZREM', K(set), m)
       local hid, id = lease_parse(m)
-      local _, hash = ix_get(id)
+      local _, hash, by = ix_get(id)
       local r = rec_get(hid, hash)
       -- (a lease settled in the meantime is no longer in its set)
       if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
+      -- no longer handed out: its ix entry forgets the lease
+      if by == string.sub(m, 11) then ix_put(id, hid, hash) end
       local h = load_host(hid)
       if set == 'leases' then h.f = h.f - 1 end
       h.p, h.dirty = h.p - 1, true
@@ -75,6 +77,8 @@ local function claim_now()
         local id = idof(popped[j], 3)
         local _, hash = ix_get(id)
         local m = lease_member(hid, id, wno, cno)
+        -- the URL's ix entry names its lease (see common.lua): a done settles it without a write there
+        ix_put(id, hid, hash, string.sub(m, 11))
         leaseArgs[#leaseArgs + 1] = expText
         leaseArgs[#leaseArgs + 1] = m
         out[#out + 1] = m .. hash .. struct.pack('>ddI2', exp, hid, #h.n) .. h.n .. redis.call('HGET', uk(hid), hash)

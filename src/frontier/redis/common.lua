@@ -5,11 +5,14 @@
 --             parentId (0: none), anchor (false: none), inlinks, inlinkScore, url, scheme}. The
 --             seen-set. `url` is the part after 'http://<host>' (scheme 1) or 'https://<host>'
 --             (scheme 2), or the whole URL (scheme 0). A URL handed out keeps state QUEUED in its
---             record: it is leased when it is not in q:<hid>, done when its ix entry says so.
+--             record and is not in q:<hid>: leased while the lease its ix entry names is in `leases`
+--             or `held`, done once it is in neither.
 --   q:<hid>   zset of the host's queued URLs: score and member from the priority and the id (qkey):
 --             ordered by priority, highest first, then by id = discovery sequence (first in, first out).
 --   ix:<id/128> hash: id % 128 -> 4-byte host id .. 16-byte URL hash (finds a URL by id), then,
---             once a lease of it was settled done (FETCHED), that lease's worker and claim numbers.
+--             from its claim on, the worker and claim numbers of its lease (the last 6 bytes of the
+--             lease member). Written at the claim, where the entry was just read, so that a done
+--             settles without a write here; a requeue or an expiry removes them.
 --   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc12d' then its name): t may be
 --             contacted from (server ms), f leases out, p pages counted, d delay (ms; -1: the
 --             crawl's), s suspended, w in `sleep`, whether it is in `ready`, its member there (r)
@@ -122,12 +125,12 @@ local function lease_parse(m)
   return hid, hi * TWO32 + lo, wno
 end
 
--- `doneBy`: the worker and claim numbers (last 6 bytes of its lease member) of the lease settled done
-local function ix_put(id, hid, hash, doneBy)
+-- `by`: the worker and claim numbers (last 6 bytes of its lease member) of the URL's lease (none: not handed out)
+local function ix_put(id, hid, hash, by)
   local k, f = ixk(id)
-  redis.call('HSET', k, f, hidkey(hid) .. hash .. (doneBy or ''))
+  redis.call('HSET', k, f, hidkey(hid) .. hash .. (by or ''))
 end
--- host id, URL hash, and the doneBy of a URL settled done (false if not)
+-- host id, URL hash, and the `by` of the URL's lease (false if none, see ix_put)
 local function ix_get(id)
   local k, f = ixk(id)
   local v = redis.call('HGET', k, f)

@@ -58,22 +58,21 @@ local function settle_leases(blob, now)
       if done == 0 then
         local r = rec_get(hid, hash)
         if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
-      elseif done == 1 then
-        ix_put(id, hid, hash, string.sub(m, 11))
-      else
+        ix_put(id, hid, hash)
+      elseif done == 2 then
         released[#released + 1] = redis.call('ZSCORE', K('held'), m) or now
         released[#released + 1] = m
       end
     elseif valid[i] then
       ok = 1
-      if done == 1 then
-        ix_put(id, hid, hash, string.sub(m, 11))
-      elseif done == 2 then
+      -- (done: the URL's ix entry names this lease since its claim, so it stays as it is)
+      if done == 2 then
         released[#released + 1] = valid[i]
         released[#released + 1] = m
-      else
+      elseif done == 0 then
         local r = rec_get(hid, hash)
         if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
+        ix_put(id, hid, hash)
       end
       local h = load_host(hid)
       h.f, h.dirty = h.f - 1, true
@@ -97,8 +96,9 @@ local function settle_leases(blob, now)
       place(hid, h, now)
     elseif not dup[i] then
       -- the same settle sent again (the client resends commands after a reconnection): it stands
-      local _, _, doneBy = ix_get(id)
-      if doneBy == string.sub(m, 11) then ok = 1 end
+      -- (the URL's ix entry still names this lease, which is in neither set: it was settled done)
+      local _, _, by = ix_get(id)
+      if by == string.sub(m, 11) then ok = 1 end
     end
     out[#out + 1] = ok
   end
