@@ -13,6 +13,9 @@ import { intakeLinks, linkHash, type IntakeAnswer } from './link-intake.js';
 import type { LookupGate } from './lookup-gate.js';
 import type { LinksCut, PageAnalysis } from './page-analysis.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
+import type { NearDupIndex } from '../dedup/near-dup-index.js';
+import { fingerprintOf } from '../dedup/simhash.js';
+import type { DuplicateOf } from '../store/store.js';
 
 export interface ProcessorDeps {
   store: Store;
@@ -28,11 +31,18 @@ export interface ProcessorDeps {
   serial: <T>(fn: () => Promise<T>) => Promise<T>;
   /** Orders the pages' frontier lookups, sent ahead of their serial part (see LookupGate). */
   lookups: LookupGate;
+  /** The fingerprints of the pages fetched so far (`dedup.enabled`), or null: no near-duplicate detection. */
+  nearDups: NearDupIndex | null;
+  /** `dedup.follow_links`: a near-duplicate's links are followed. */
+  followDuplicateLinks: boolean;
+  /** `scope.languages` (null: any language): a page detected in another one is out of scope. */
+  languages: ReadonlySet<string> | null;
 }
 
 /** What one page added to the crawl, for stats and events. */
 export interface ProcessedPage {
   event: PageEvent;
+  /** Counts as a relevant page in the harvest: relevant, not a duplicate, in a language in scope. */
   relevant: boolean;
   error: boolean;
   newUrls: number;
@@ -102,7 +112,11 @@ async function recordFetch(
 ): Promise<{ page: ProcessedPage; answer: Promise<IntakeAnswer> | null }> {
   const { store } = deps;
   const relevance = analysis?.relevance ?? null;
-  const relevant = relevance !== null && relevance >= deps.threshold;
+  // a page in a language out of scope is not relevant to the topic, whatever its score
+  const lang = analysis?.lang ?? null;
+  const outOfLanguage = deps.languages !== null && lang !== null && !deps.languages.has(lang);
+  const relevant = relevance !== null && relevance >= deps.threshold && !outOfLanguage;
+  let duplicateOf: DuplicateOf | null = null;
   let error: string | null = res.error?.code ?? (res.status >= 400 ? 'E_HTTP' : null);
   let note: string | null = res.error?.message ?? null;
   if (notHtml) note = `not parsed: ${res.contentType ?? 'no content type'}`;
@@ -128,8 +142,16 @@ async function recordFetch(
     contentHash = Buffer.from(analysis.contentHash);
     const dup = await store.findByContentHash(contentHash);
     const notes: string[] = [];
-    if (dup !== undefined && dup !== item.id) notes.push(`duplicate content of url #${dup}`);
-    else if (analysis.nofollow) notes.push('meta robots nofollow');
+    const exact = dup !== undefined && dup !== item.id;
+    if (exact) duplicateOf = { id: dup, distance: 0 };
+    else if (deps.nearDups && analysis.simhash) duplicateOf = deps.nearDups.find(fingerprintOf(analysis.simhash), item.id);
+    if (deps.nearDups && analysis.simhash) deps.nearDups.add(item.id, fingerprintOf(analysis.simhash));
+    if (outOfLanguage) notes.push(`language ${lang} not in scope.languages`);
+    if (exact) notes.push(`duplicate content of url #${dup}`);
+    else if (duplicateOf) notes.push(`near-duplicate of url #${duplicateOf.id} (SimHash distance ${duplicateOf.distance})`);
+    if (exact || outOfLanguage || (duplicateOf && !deps.followDuplicateLinks)) {
+      // links not followed
+    } else if (analysis.nofollow) notes.push('meta robots nofollow');
     else {
       if (analysis.linksCut) notes.push(linksCutNote((linksCut = analysis.linksCut)));
       if (analysis.links.length) {
@@ -150,6 +172,7 @@ async function recordFetch(
   const fetchSeq = (await store.recordPage({
     url: recordedUrl(item), state: res.status > 0 ? UrlState.FETCHED : UrlState.FAILED, status: res.status, error, note,
     relevance, relevant: relevance === null ? null : relevant, contentHash, fetchedAt,
+    simhash: analysis?.simhash ?? null, lang, duplicateOf,
     response: res.status > 0
       ? {
           status: res.status, headers: res.headers, contentType: res.contentType, charset: analysis?.charset ?? null,
@@ -171,8 +194,10 @@ async function recordFetch(
       url: item.url, status: res.status, depth: item.depth, relevance, relevant: relevance === null ? null : relevant,
       priority: item.priority, error: error ?? undefined, bytes: res.body.length, seq: fetchSeq,
       ...(linksCut ? { linksCut } : {}),
+      ...(lang ? { lang } : {}),
+      ...(duplicateOf ? { duplicateOf } : {}),
     },
-    relevant,
+    relevant: relevant && duplicateOf === null,
     error: isError,
     newUrls,
     pruned,
