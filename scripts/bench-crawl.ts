@@ -3,7 +3,9 @@
  * delay 0, against fetch alone (undici over the same URLs) and parse alone (parse5 over the same
  * bodies), all in one run so the figures compare as ratios.
  *
- *   npx tsx scripts/bench-crawl.ts [--corpus corpora/synth] [--pages 6000] [--concurrency 32] [--strategy best-first] [--workers N]
+ *   npx tsx scripts/bench-crawl.ts [--corpus corpora/synth] [--pages 6000] [--concurrency 32] [--strategy best-first] [--workers N] [--set KEY=VALUE ...]
+ *
+ * `--set` overrides a topic key as `topicrawl crawl --set` does (e.g. `--set dedup.enabled=false`).
  *
  * The corpus is generated (seed 1) if the folder does not exist. The server runs in a child process
  * (`topicrawl serve`) so that it does not share this process's event loop.
@@ -30,6 +32,7 @@ const { values: a } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     strategy: { type: 'string', default: 'best-first' },
     workers: { type: 'string' },
+    set: { type: 'string', multiple: true, default: [] },
   },
 });
 const concurrency = Number(a.concurrency);
@@ -73,7 +76,7 @@ try {
     strategy: { name: a.strategy },
     politeness: { delay_ms: 0, concurrency, per_host_concurrency: 8, robots: true },
     limits: { max_pages: Number(a.pages) },
-  });
+  }, { set: a.set });
   const rss = peakRss();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -128,7 +131,7 @@ try {
 
   const floor = Math.min(fetchOnly, parseOnly);
   const out = {
-    command: `npx tsx scripts/bench-crawl.ts --pages ${a.pages} --concurrency ${concurrency} --strategy ${a.strategy}${a.workers ? ` --workers ${a.workers}` : ''}`,
+    command: `npx tsx scripts/bench-crawl.ts --pages ${a.pages} --concurrency ${concurrency} --strategy ${a.strategy}${a.workers ? ` --workers ${a.workers}` : ''}${a.set!.map((x) => ` --set ${x}`).join('')}`,
     analysis_workers: a.workers === undefined ? AnalyzerPool.defaultWorkers() : Number(a.workers),
     pages: summary.fetched,
     html_pages: rows.length,

@@ -19,6 +19,8 @@
  * cld (CLD2, a native module) is not a dependency of topicrawl: install it to include it
  * (`npm install --no-save cld@2.10.1`, about 30 s of C++ build); without it the table says so.
  * Its API is asynchronous (libuv's thread pool); it is timed one page at a time, awaited.
+ * The last row is what the crawl runs: CldDetector (src/lang/cld-detector.ts) given each whole text,
+ * of which it takes the middle SAMPLE_CHARS characters.
  * A detector's answer is right when its ISO 639-1 code (franc's ISO 639-3 mapped; cld's "zh-Hant"
  * read as "zh") is the label; "und", "" and errors are wrong.
  */
@@ -34,6 +36,7 @@ import { TextSource } from '../src/eval/synth-text.js';
 import { THEMES } from '../src/eval/synth-vocab.js';
 import { Parse5Parser } from '../src/parse/html-parser.js';
 import { ISO_639_3_TO_1 } from '../src/lang/iso-639.js';
+import { CldDetector, SAMPLE_CHARS } from '../src/lang/cld-detector.js';
 import { OTHER_LANGUAGE_TEXTS } from './language-samples.js';
 
 const root = new URL('../', import.meta.url).pathname;
@@ -101,7 +104,8 @@ function otherSample(): Sample[] {
   return out;
 }
 
-type Detector = { name: string; detect: (text: string) => string | Promise<string> };
+/** `whole`: given the whole text once (it takes its own sample), not its first N characters. */
+type Detector = { name: string; detect: (text: string) => string | Promise<string>; whole?: boolean };
 
 const detectors: Detector[] = [
   { name: 'tinyld 1.3.4', detect: (t) => tinyDetect(t) || 'und' },
@@ -135,6 +139,9 @@ try {
 } catch {
   cldNote = 'cld is not installed (npm install --no-save cld@2.10.1 to include it)';
 }
+// what the crawl runs: CLD2 on the middle SAMPLE_CHARS characters of the whole text
+const crawlDetector = new CldDetector();
+detectors.push({ name: `the crawl (CldDetector)`, detect: (t) => crawlDetector.detect(t) ?? 'und', whole: true });
 
 const en = englishSample(Number(a.en));
 const samples = [...en.samples, ...chineseSample(Number(a.zh)), ...otherSample()];
@@ -151,8 +158,8 @@ interface Cell {
 const cells: Cell[] = [];
 const wrong = new Map<string, Map<string, number>>();
 for (const d of detectors) {
-  for (const len of lengths) {
-    const cut = samples.map((s) => s.text.slice(0, len));
+  for (const len of d.whole ? [0] : lengths) {
+    const cut = samples.map((s) => (d.whole ? s.text : s.text.slice(0, len)));
     const right: Record<string, [number, number]> = {};
     let keep = 0;
     let zhEn = 0;
@@ -164,8 +171,8 @@ for (const d of detectors) {
       const r = (right[s.group] ??= [0, 0]);
       r[1]++;
       if (got === s.lang) r[0]++;
-      else if (len === 1000) {
-        const k = `${d.name} @${len}: ${s.group}`;
+      else if (len === 1000 || d.whole) {
+        const k = `${d.name}${d.whole ? '' : ` @${len}`}: ${s.group}`;
         const m = wrong.get(k) ?? new Map<string, number>();
         m.set(got, (m.get(got) ?? 0) + 1);
         wrong.set(k, m);
@@ -205,11 +212,11 @@ if (a.json) {
   if (cldNote) lines.push(cldNote);
   lines.push('');
   const head = ['detector', 'chars', ...groups, 'keeps zh/en', 'drops other', 'µs/page'];
-  const rows = cells.map((c) => [c.detector, String(c.length), ...groups.map((g) => pct(c.accuracy[g] ?? 0)), pct(c.filter.keeps_zh_en), pct(c.filter.drops_other), c.us_per_page.toFixed(1)]);
+  const rows = cells.map((c) => [c.detector, c.length === 0 ? `middle ${SAMPLE_CHARS}` : String(c.length), ...groups.map((g) => pct(c.accuracy[g] ?? 0)), pct(c.filter.keeps_zh_en), pct(c.filter.drops_other), c.us_per_page.toFixed(1)]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   for (const r of [head, ...rows]) lines.push(r.map((v, i) => (i < 1 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  '));
   lines.push('');
-  lines.push('wrong answers at 1000 characters (answer × count):');
+  lines.push('wrong answers at 1000 characters, and of the crawl (answer × count):');
   for (const [k, m] of wrong) lines.push(`  ${k}: ${[...m].map(([x, n]) => `${x} ×${n}`).join(', ')}`);
   lines.push('');
   lines.push(`command: npx tsx scripts/bench-language.ts --en ${a.en} --zh ${a.zh} --lengths ${a.lengths} --runs ${a.runs}; node ${process.version}`);

@@ -18,7 +18,7 @@ export function formatSummary(s: CrawlSummary, truth?: LabelHarvest | null): str
     `crawl ${how}: topic ${s.topic}, strategy ${s.strategy}${s.resumed ? ', resumed' : ''}`,
     `  db                 ${s.db}`,
     `  pages fetched      ${s.fetched} (${s.fetchedThisRun} in this run, ${s.pagesPerSec.toFixed(1)} pages/s, ${(s.elapsedMs / 1000).toFixed(1)} s)`,
-    `  estimated harvest  ${pct(s.harvest)} (${s.relevant} pages at or above the relevance threshold)`,
+    `  estimated harvest  ${pct(s.harvest)} (${s.relevant} pages at or above the relevance threshold, duplicates not counted)`,
   ];
   if (truth) {
     lines.push(

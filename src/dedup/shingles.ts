@@ -53,31 +53,30 @@ export interface TextSimHash {
 }
 
 const MEMO_MAX = 200_000;
-let memoHi = new Map<string, number>();
-let memoLo = new Map<string, number>();
+/** unit → its slot in memoHashes (hi at 2·slot, lo at 2·slot + 1) */
+let memo = new Map<string, number>();
+const memoHashes = new Int32Array(MEMO_MAX * 2);
 const MASK32 = 0xffffffffn;
 
-/** xxHash64 of a unit, as two 32-bit halves (`out[0]` hi, `out[1]` lo), memoised. */
+/** xxHash64 of a unit, as two 32-bit halves written to `out[at]` (hi) and `out[at + 1]` (lo), memoised. */
 function unitHash(unit: string, out: Int32Array, at: number): void {
-  let hi = memoHi.get(unit);
-  let lo: number;
-  if (hi === undefined) {
-    const h = xxh64(unit);
-    hi = Number(h >> 32n) | 0;
-    lo = Number(h & MASK32) | 0;
-    if (memoHi.size >= MEMO_MAX) {
-      memoHi = new Map();
-      memoLo = new Map();
-    }
-    if (unit.length <= 64) {
-      memoHi.set(unit, hi);
-      memoLo.set(unit, lo);
-    }
-  } else {
-    lo = memoLo.get(unit)!;
+  const slot = memo.get(unit);
+  if (slot !== undefined) {
+    out[at] = memoHashes[slot * 2];
+    out[at + 1] = memoHashes[slot * 2 + 1];
+    return;
   }
+  const h = xxh64(unit);
+  const hi = Number(h >> 32n) | 0;
+  const lo = Number(h & MASK32) | 0;
   out[at] = hi;
   out[at + 1] = lo;
+  if (unit.length > 64) return; // (glued text: not worth keeping)
+  if (memo.size >= MEMO_MAX) memo = new Map();
+  const k = memo.size;
+  memo.set(unit, k);
+  memoHashes[k * 2] = hi;
+  memoHashes[k * 2 + 1] = lo;
 }
 
 /** Hashes of single BMP characters (CJK n-grams), filled on first use. */

@@ -35,6 +35,8 @@ export interface NearDupPage {
   lang: 'en' | 'zh';
   /** The article's theme label, if it has one (astronomy, tobacco, …). */
   label: string | null;
+  /** The template of the page's site. */
+  style: Style;
 }
 
 export interface NearDupSetOptions {
@@ -49,7 +51,7 @@ export interface NearDupSetOptions {
   langs?: readonly ('en' | 'zh')[];
 }
 
-type Style = 'html5' | 'table' | 'portal';
+export type Style = 'html5' | 'table' | 'portal';
 
 interface Site {
   host: string;
@@ -164,7 +166,7 @@ export function generateNearDupSet(opts: NearDupSetOptions): NearDupPage[] {
     const home = own[a.id % own.length];
     const others = rng.shuffle(own.filter((s) => s !== home));
     const add = (site: Site, art: Article, kind: CopyKind, path: string) =>
-      pages.push({ url: `http://${site.host}${path}`, html: render(rng, site, art, teasersFor(a)), article: a.id, kind, lang: a.theme.lang, label: a.theme.label });
+      pages.push({ url: `http://${site.host}${path}`, html: render(rng, site, art, teasersFor(a)), article: a.id, kind, lang: a.theme.lang, label: a.theme.label, style: site.style });
     add(home, a, 'original', `/a/${a.id}.html`);
     if (!rng.chance(opts.copied ?? 0.5)) continue;
     const kinds = rng.shuffle(['template', 'edits', 'reordered', 'template+edits'] as const).slice(0, rng.int(1, 3));

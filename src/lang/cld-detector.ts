@@ -17,8 +17,8 @@
 import { createRequire } from 'node:module';
 import type { LanguageDetector } from './language-detector.js';
 
-/** Characters of a page's text given to CLD2 (about 0.1 ms; accuracy no better with more: README). */
-export const SAMPLE_CHARS = 3000;
+/** Characters of a page's text given to CLD2 (about 50 µs; accuracy no better with more: README). */
+export const SAMPLE_CHARS = 1000;
 
 interface CldResult {
   languages: { code: string; percent: number }[];
