@@ -2,7 +2,7 @@
  * The crawl's language detector: Google's CLD2 through the `cld` package (2.10.1, a native module
  * built at install). Chosen over tinyld and franc-min by scripts/bench-language.ts (README,
  * "Language"): the most accurate on English, Chinese (both scripts, and behind an English
- * navigation bar) and 11 other languages, and 30 times faster than franc-min per page. Common
+ * navigation bar) and 11 other languages, and about 14 times cheaper than franc-min per page. Common
  * Crawl labels its pages' languages with CLD2 too.
  *
  * The package's JavaScript offers only an asynchronous call (on libuv's thread pool); page
