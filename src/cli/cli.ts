@@ -2,14 +2,7 @@ import { Readable, type Writable } from 'node:stream';
 import yargs from 'yargs';
 import { TopicrawlError } from '../errors.js';
 import { STRATEGIES } from '../strategy/registry.js';
-import { startCorpusServer } from '../eval/corpus-server.js';
-import { loadCorpus } from '../eval/corpus.js';
-import { runCrawl, runDemo } from './crawl-command.js';
 import { commonCrawl, sharedCrawl } from './crawl-options.js';
-import { runExplain } from './explain-command.js';
-import { runNormalize } from './normalize-command.js';
-import { runExport, runStats } from './report-commands.js';
-import { runRobots } from './robots-command.js';
 
 /**
  * The streams one run of the CLI reads and writes: the process's own in `main.ts`, captured ones
@@ -84,6 +77,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           .option('revisit', { type: 'boolean', describe: 'after the crawl, revisit the pages that are due (as topicrawl recrawl does)' })
           .options(sharedCrawl),
       act(async (a) => {
+        const { runCrawl } = await import('./crawl-command.js');
         await runCrawl(
           {
             topic: a.topic, db: a.db, strategy: a.strategy, maxPages: a['max-pages'], set: a.set, resolve: a.resolve, corpus: a.corpus, fresh: a.fresh, json: a.json,
@@ -100,6 +94,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       'the main job: serve corpora/tobacco-demo on loopback and crawl it with topics/tobacco.yaml (npm start)',
       (y) => y.options({ json: commonCrawl.json, db: commonCrawl.db, set: commonCrawl.set }),
       act(async (a) => {
+        const { runDemo } = await import('./crawl-command.js');
         await runDemo({ json: a.json, db: a.db, set: a.set }, out, io.stderr);
       }),
     )
@@ -108,6 +103,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       'serve a corpus on 127.0.0.1 (every host of the corpus on one port, by Host header)',
       (y) => y.positional('corpus', { type: 'string', demandOption: true }).option('port', { type: 'number', default: 0, describe: 'port (0: any free port)' }),
       act(async (a) => {
+        const { loadCorpus } = await import('../eval/corpus.js');
+        const { startCorpusServer } = await import('../eval/corpus-server.js');
         loadCorpus(a.corpus);
         const server = await startCorpusServer(a.corpus, { port: a.port });
         out.log(`serving ${a.corpus} on http://127.0.0.1:${server.port}/ for ${server.hosts.length} hosts; Ctrl-C to stop`);
@@ -136,7 +133,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       act(async (a) => {
         if (a.frontier) return (await import('./frontier-stats.js')).runFrontierStats({ frontier: a.frontier, crawlId: a['crawl-id'], json: a.json }, out);
         if (!a.db?.length) throw new TopicrawlError('E_USAGE', 'stats: name a crawl file (or the segments of a shared crawl), or give --frontier and --crawl-id');
-        runStats({ db: a.db, json: a.json }, out);
+        (await import('./report-commands.js')).runStats({ db: a.db, json: a.json }, out);
       }),
     )
     .command(
@@ -162,8 +159,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         y
           .positional('db', { type: 'string', array: true, demandOption: true, describe: SEGMENTS_DESCRIPTION })
           .option('format', { type: 'string', default: 'jsonl', choices: ['jsonl'] }),
-      act((a) => {
-        runExport({ db: a.db, format: a.format }, (s) => io.stdout.write(s));
+      act(async (a) => {
+        (await import('./report-commands.js')).runExport({ db: a.db, format: a.format }, (s) => io.stdout.write(s));
       }),
     )
     .command(
@@ -180,10 +177,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             describe: 'a distributed crawl: `explain SEGMENT... URL` (the segments\' files or folders, then the URL last)',
           })
           .option('json', { type: 'boolean', describe: 'print one JSON object' }),
-      act((a) => {
+      act(async (a) => {
         const words = [a.db, a.url, ...(a.more ?? [])];
         const url = words.pop()!;
-        runExplain({ db: words.length === 1 ? words[0] : words, url, json: a.json }, out);
+        (await import('./explain-command.js')).runExplain({ db: words.length === 1 ? words[0] : words, url, json: a.json }, out);
       }),
     )
     .command(
@@ -204,6 +201,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           ),
       act(async (a) => {
         const strip = a.strip === undefined ? [] : ([] as unknown[]).concat(a.strip).map(String);
+        const { runNormalize } = await import('./normalize-command.js');
         const code = await runNormalize(
           { urls: (a.urls ?? []).map(String), base: a.base, sortQuery: a['sort-query'], strip },
           { stdin: io.stdin ?? Readable.from([]), stdout: io.stdout, stderr: io.stderr },
@@ -225,7 +223,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           .epilogue(
             'A URL source is fetched like the crawler does: up to 5 redirects; 4xx: allow all; 429, 5xx or unreachable: disallow all.',
           ),
-      act((a) => runRobots({ source: a.source, agent: a.agent, urls: (a.urls ?? []).map(String), json: a.json }, out)),
+      act(async (a) => (await import('./robots-command.js')).runRobots({ source: a.source, agent: a.agent, urls: (a.urls ?? []).map(String), json: a.json }, out)),
     )
     .command(
       'strategies',
