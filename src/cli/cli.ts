@@ -2,7 +2,7 @@ import { Readable, type Writable } from 'node:stream';
 import yargs from 'yargs';
 import { TopicrawlError } from '../errors.js';
 import { STRATEGIES } from '../strategy/registry.js';
-import { commonCrawl, sharedCrawl } from './crawl-options.js';
+import { commonCrawl, metricsOptions, sharedCrawl } from './crawl-options.js';
 
 /**
  * The streams one run of the CLI reads and writes: the process's own in `main.ts`, captured ones
@@ -75,14 +75,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           .positional('topic', { type: 'string', demandOption: true, describe: 'topic file' })
           .options(commonCrawl)
           .option('revisit', { type: 'boolean', describe: 'after the crawl, revisit the pages that are due (as topicrawl recrawl does)' })
-          .options(sharedCrawl),
+          .options(sharedCrawl)
+          .options(metricsOptions),
       act(async (a) => {
         const { runCrawl } = await import('./crawl-command.js');
         await runCrawl(
           {
             topic: a.topic, db: a.db, strategy: a.strategy, maxPages: a['max-pages'], set: a.set, resolve: a.resolve, corpus: a.corpus, fresh: a.fresh, json: a.json,
             revisit: a.revisit, frontier: a.frontier, crawlId: a['crawl-id'], leaseMs: a['lease-ms'], workers: a.workers, workerIpc: a['worker-ipc'],
-            mappedOnly: a['mapped-only'],
+            mappedOnly: a['mapped-only'], metricsPort: a['metrics-port'], metricsHost: a['metrics-host'], metricsWorker: a['metrics-worker'],
           },
           out,
           io.stderr,

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Crawler, type CrawlSummary } from '../crawl/crawler.js';
 import { TopicrawlError } from '../errors.js';
@@ -15,6 +15,7 @@ import { attachProgress, type ProgressStream } from './progress.js';
 import { openSharedBackend } from '../crawl/shared-backend.js';
 import type { ProgressSnapshot } from '../events.js';
 import type { WorkerMessage } from './crawl-workers.js';
+import { checkMetricsFlags, metricsLine, serveMetrics, type MetricsFlags } from './metrics-flags.js';
 
 /** A worker of `--workers` sends its progress and warnings to its parent, which shows them for all. */
 function forwardProgress(crawler: Crawler): () => void {
@@ -29,7 +30,7 @@ function forwardProgress(crawler: Crawler): () => void {
   };
 }
 
-export interface CrawlArgs extends ConfigFlags {
+export interface CrawlArgs extends ConfigFlags, MetricsFlags {
   topic: string;
   db?: string;
   resolve?: string[];
@@ -80,17 +81,13 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   if (args.frontier && args.revisit) throw new TopicrawlError('E_USAGE', '--revisit works on one crawl file, not on a shared crawl');
   if (args.workers !== undefined && (!Number.isInteger(args.workers) || args.workers < 1)) throw new TopicrawlError('E_USAGE', `--workers ${args.workers}: give a whole number of processes, 1 or more`);
   if (args.leaseMs !== undefined && !(args.leaseMs >= 1000)) throw new TopicrawlError('E_USAGE', `--lease-ms ${args.leaseMs}: give at least 1000 (ms)`);
+  checkMetricsFlags(args, args.workers);
   if (args.workers) return (await import('./crawl-workers.js')).runCrawlWorkers(args, config, out, stderr);
   // --fresh: the crawler deletes the file once it holds its lock and knows it is a crawl file
   const dbPath = args.db ?? fileNameFromTopic(config.name, '.db', '--db');
   let corpus: Corpus | null = null;
   let server: CorpusServer | null = null;
   const resolve = parseResolve(args.resolve);
-  if (args.corpus) {
-    corpus = loadCorpus(args.corpus);
-    server = await startCorpusServer(args.corpus);
-    for (const [h, a] of Object.entries(server.resolveMap())) resolve[h] ??= a;
-  }
   let crawler: Crawler | null = null;
   const onSignal = () => {
     if (crawler && !stopping) {
@@ -100,13 +97,29 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     } else process.exit(130);
   };
   let stopping = false;
+  // a worker of its own on a shared crawl is labelled by its name in the frontier (as `stats --frontier` lists it)
+  const workerName = args.frontier ? `${hostname()}:${process.pid}` : undefined;
+  let served: Awaited<ReturnType<typeof serveMetrics>> = null;
   try {
+    // first: a metrics port in use fails before anything else starts
+    served = await serveMetrics(args, { topic: config.name, strategy: config.strategy.name, worker: args.metricsWorker ?? workerName ?? null }, (a) => {
+      if (args.workerIpc && process.send) process.send({ metrics: a } satisfies WorkerMessage);
+      else stderr.write(`${metricsLine(a)}\n`);
+    });
+    if (args.corpus) {
+      corpus = loadCorpus(args.corpus);
+      server = await startCorpusServer(args.corpus);
+      for (const [h, a] of Object.entries(server.resolveMap())) resolve[h] ??= a;
+    }
     // a corpus crawl stays on loopback: hosts outside the corpus (and --resolve) are not looked up
-    const shared = args.frontier ? { frontier: args.frontier, crawlId: args.crawlId!, leaseMs: args.leaseMs, fresh: args.fresh } : null;
+    const shared = args.frontier ? { frontier: args.frontier, crawlId: args.crawlId!, leaseMs: args.leaseMs, fresh: args.fresh, worker: workerName } : null;
     crawler = new Crawler({
       config, dbPath, resolve, mappedOnly: Boolean(args.corpus) || Boolean(args.mappedOnly), fresh: args.fresh,
       backend: shared ? (s) => openSharedBackend(config, dbPath, shared, s) : undefined,
+      ...(served ? { hooks: [served.metrics], timing: served.metrics } : {}),
     });
+    const unwatch = served?.metrics.watch(crawler);
+    const address = served?.address;
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     const stopProgress = args.workerIpc && process.send
@@ -117,6 +130,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
       summary = await crawler.run();
     } finally {
       stopProgress();
+      unwatch?.();
       await crawler.close();
     }
     let truth: LabelHarvest | null = null;
@@ -142,9 +156,11 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
         await rc.close();
       }
     }
-    if (args.json) out.log(JSON.stringify({ ...summary, labels: truth, ...(revisit ? { revisit } : {}) }, null, 2));
+    const metrics = address ? { metrics: address } : {};
+    if (args.json) out.log(JSON.stringify({ ...summary, labels: truth, ...(revisit ? { revisit } : {}), ...metrics }, null, 2));
     else {
       out.log(formatSummary(summary, truth));
+      if (address) out.log(`  metrics            ${address.url}metrics and ${address.url} (served while the crawl ran)`);
       if (revisit) out.log((await import('./recrawl-command.js')).formatRecrawlSummary(revisit));
     }
     if (summary.unreachable) {
@@ -157,6 +173,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await server?.close();
+    await served?.server.close();
   }
 }
 

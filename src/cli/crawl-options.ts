@@ -23,3 +23,11 @@ export const sharedCrawl = {
   /** Reach only the hosts of --resolve (a worker of a corpus crawl). */
   'mapped-only': { type: 'boolean', hidden: true },
 } as const;
+
+/** The options of `crawl` that serve metrics and the live page (see README: Metrics and the live page). */
+export const metricsOptions = {
+  'metrics-port': { type: 'number', describe: 'serve Prometheus metrics (/metrics) and a live crawl page (/) on this port (0: any free port)' },
+  'metrics-host': { type: 'string', describe: 'the address --metrics-port binds (default 127.0.0.1)' },
+  /** A worker of --workers: its number, the `worker` label of its metrics. */
+  'metrics-worker': { type: 'string', hidden: true },
+} as const;

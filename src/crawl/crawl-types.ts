@@ -6,6 +6,7 @@ import type { Store } from '../store/store.js';
 import type { PageEvent } from '../events.js';
 import type { Strategy } from '../strategy/strategy.js';
 import type { Config } from '../topic/config.js';
+import type { StrategyTiming } from './strategy-timing.js';
 
 export interface CrawlerOptions {
   config: Config;
@@ -37,6 +38,8 @@ export interface CrawlerOptions {
   backend?: (strategy?: Strategy) => Promise<CrawlBackend>;
   /** Per-page outputs (WARC, metrics): called for every fetch and every recorded page, in order. */
   hooks?: PageHook[];
+  /** Hears how long the ordering strategy's calls take (metrics); absent: they are not timed. */
+  timing?: StrategyTiming;
 }
 
 /** The doors a crawl runs on, and how to close them. */
