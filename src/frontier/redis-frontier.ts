@@ -286,8 +286,9 @@ export class RedisFrontier implements Frontier {
     return Number((await this.conn.run('size', (c) => c.get(`${this.prefix}queued`))) ?? 0);
   }
 
-  /** One script call; the server's clock decides who is sleeping (`now` is not used). */
-  async hostStates(): Promise<HostStates> {
+  /** One script call; the server's clock decides who is sleeping (not `now`). */
+  async hostStates(_now?: number): Promise<HostStates> {
+    this.sendPending();
     const [waiting, sleeping, suspended] = (await this.conn.run('reading the host states', (c) => c.tcHosts(this.key, ...this.base, 'states'))) as number[];
     return { waiting, sleeping, suspended };
   }

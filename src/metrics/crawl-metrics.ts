@@ -35,7 +35,6 @@ const HOST_STATES_MS = 1000;
 export class CrawlMetrics implements PageHook, StrategyTiming {
   readonly registry = new Registry();
   readonly live: LiveStatus;
-  private snap: ProgressSnapshot | null = null;
   private subject: MetricsSubject | null = null;
   private hostsRead: { at: number; value: HostStates | null; pending: Promise<HostStates | null> | null } = { at: -Infinity, value: null, pending: null };
   private readonly pages: Counter<'status_class' | 'outcome'>;
@@ -62,10 +61,11 @@ export class CrawlMetrics implements PageHook, StrategyTiming {
     this.warnings = new Counter({ name: `${P}warnings_total`, help: 'Warnings of this process by code (retries, suspended hosts, W_*)', labelNames: ['code'], registers });
     this.fetchSeconds = new Histogram({ name: `${P}fetch_duration_seconds`, help: 'Time of each HTTP fetch, retries included, from the request to the end of the body, by status class', labelNames: ['status_class'], buckets: FETCH_BUCKETS, registers });
     this.strategySeconds = new Histogram({ name: `${P}strategy_duration_seconds`, help: 'Time of each call of the ordering strategy, by strategy and call', labelNames: ['strategy', 'call'], buckets: STRATEGY_BUCKETS, registers });
-    const self = this;
-    const fromSnapshot = (name: string, help: string, read: (s: ProgressSnapshot) => number) =>
+    const live = this.live;
+    const fromSnapshot = (name: string, help: string, read: (s: NonNullable<ReturnType<LiveStatus['totals']>>) => number) =>
       new Gauge({ name: `${P}${name}`, help, registers, collect() {
-        if (self.snap) this.set(read(self.snap));
+        const t = live.totals();
+        if (t) this.set(read(t));
       } });
     fromSnapshot('crawl_pages', 'Pages with a recorded outcome in the crawl file, earlier runs included (the summary\'s fetched)', (s) => s.fetched);
     fromSnapshot('crawl_relevant_pages', 'Pages of the crawl file at or above the relevance threshold', (s) => s.relevant);
@@ -74,6 +74,7 @@ export class CrawlMetrics implements PageHook, StrategyTiming {
     fromSnapshot('frontier_urls', 'URLs queued in the frontier (the shared frontier\'s, for a worker of a shared crawl)', (s) => s.frontier);
     fromSnapshot('pruned_urls', 'URLs pruned by Fish life', (s) => s.pruned);
     fromSnapshot('discovery_rate', 'New URLs per page over the last 100 pages', (s) => s.discoveryRate);
+    const self = this;
     new Gauge({ name: `${P}frontier_hosts`, help: 'Hosts by scheduling state: waiting (may be contacted now), sleeping (politeness delay or back-off), suspended', labelNames: ['state'], registers, async collect() {
       const h = await self.hostStates();
       if (h) for (const state of ['waiting', 'sleeping', 'suspended'] as const) this.set({ state }, h[state]);
@@ -88,10 +89,7 @@ export class CrawlMetrics implements PageHook, StrategyTiming {
     const onStart = () => this.live.started();
     const onEnd = (e: { reason: StopReason }) => this.live.ended(e.reason);
     const onPage = (e: PageEvent) => this.page(e);
-    const onProgress = (s: ProgressSnapshot) => {
-      this.snap = s;
-      this.live.progress(s);
-    };
+    const onProgress = (s: ProgressSnapshot) => this.live.progress(s);
     const onWarn = (w: { code: string }) => {
       this.warnings.inc({ code: w.code });
       this.live.warn(w.code);

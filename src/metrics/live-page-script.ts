@@ -3,8 +3,9 @@
  * each figure into the element whose `data-field` names it (formatted by `data-format`), rebuilds the
  * tables from the lists, and swaps in `harvest.svg`. Text goes in through textContent only; the SVG
  * is the server's (escaped by its renderer). It is a string: the project compiles without the DOM
- * library. `document.body.dataset` tells a test how many polls were shown (`polls`) and when the
- * last answer was made (`updated`, the JSON's `now`).
+ * library. `document.body.dataset` tells a test when the answer shown was made (`updated`, the
+ * JSON's `now`, set with the figures and tables in one go) and how many polls were done (`polls`,
+ * counted once the chart is in too).
  */
 export const POLL_MS = 2000;
 
@@ -55,9 +56,9 @@ async function poll() {
     fill('latest-relevant', s.latestRelevant, [['relevance', 'score', 'num'], ['url', 'text', 'url']]);
     fill('errors-by-kind', s.errorsByKind, [['kind', 'text', ''], ['count', 'int', 'num']]);
     fill('warnings-by-kind', s.warningsByKind, [['kind', 'text', ''], ['count', 'int', 'num']]);
+    document.body.dataset.updated = String(s.now);
     const svg = await fetch('harvest.svg', { cache: 'no-store' });
     if (svg.ok) document.getElementById('chart-box').innerHTML = await svg.text();
-    document.body.dataset.updated = String(s.now);
     document.body.dataset.polls = String(++polls);
     document.body.classList.remove('offline');
   } catch (e) {

@@ -6,9 +6,9 @@ import type { StatusMeta } from './live-status.js';
 
 /** What the live page adds to the eval report's stylesheet: figure tiles, tables of the lists, the state. */
 const LIVE_STYLE = `
-.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:10px;margin:14px 0}
+.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(118px,1fr));gap:10px;margin:14px 0}
 .tile{border:1px solid #e5e7eb;border-radius:6px;padding:8px 12px;background:#f9fafb}
-.tile .v{display:block;font-size:22px;font-weight:700;font-variant-numeric:tabular-nums}
+.tile .v{display:block;font-size:21px;font-weight:700;font-variant-numeric:tabular-nums}
 .tile .k{display:block;color:#4b5563;font-size:13px}
 .state{display:inline-block;border-radius:10px;padding:0 10px;font-size:13px;background:#dbeafe;color:#1e3a8a}
 body[data-state=ended] .state{background:#e5e7eb;color:#374151}
@@ -61,6 +61,7 @@ ${tile('pagesThisRun', 'int', 'pages in this run')}
 ${tile('harvest', 'pct', 'estimated harvest')}
 ${tile('relevant', 'int', 'relevant pages')}
 ${tile('frontier', 'int', 'frontier (queued URLs)')}
+${tile('pruned', 'int', 'pruned by Fish life')}
 ${tile('hosts.waiting', 'int', 'hosts waiting')}
 ${tile('hosts.sleeping', 'int', 'hosts sleeping')}
 ${tile('hosts.suspended', 'int', 'hosts suspended')}

@@ -25,8 +25,12 @@ export class LiveStatus {
   private reason: StopReason | null = null;
   private readonly startedAt: number;
   private snap: ProgressSnapshot | null = null;
+  /** This process's counts: now, and when the latest snapshot was taken. */
   private pages = 0;
   private relevant = 0;
+  private errorPages = 0;
+  private bytes = 0;
+  private atSnap = { pages: 0, relevant: 0, errors: 0, bytes: 0 };
   private readonly curve = new HarvestCurve();
   private readonly rate = new RecentRate();
   private readonly hosts = new Tallies(() => ({ pages: 0, relevant: 0, errors: 0 }));
@@ -57,7 +61,9 @@ export class LiveStatus {
       this.latest.unshift({ url: e.url, relevance: e.relevance ?? 0, seq: e.seq, at: this.now() });
       if (this.latest.length > LATEST) this.latest.pop();
     }
+    this.bytes += e.bytes;
     if (e.error) {
+      this.errorPages++;
       h.errors++;
       this.errors.of(e.error === 'E_HTTP' && e.status > 0 ? `E_HTTP ${e.status}` : e.error).count++;
     }
@@ -66,7 +72,23 @@ export class LiveStatus {
 
   progress(s: ProgressSnapshot): void {
     this.snap = s;
+    this.atSnap = { pages: this.pages, relevant: this.relevant, errors: this.errorPages, bytes: this.bytes };
     this.rate.sample(this.now(), this.pages);
+  }
+
+  /**
+   * The crawl's totals now: its latest progress snapshot (about once a second) plus this process's
+   * pages since; the frontier's figures as of the snapshot. Null before the first snapshot.
+   */
+  totals(): Pick<ProgressSnapshot, 'fetched' | 'relevant' | 'harvest' | 'errors' | 'bytes' | 'frontier' | 'pruned' | 'discoveryRate'> | null {
+    const s = this.snap;
+    if (!s) return null;
+    const fetched = s.fetched + this.pages - this.atSnap.pages;
+    const relevant = s.relevant + this.relevant - this.atSnap.relevant;
+    return {
+      fetched, relevant, harvest: fetched ? relevant / fetched : 0, errors: s.errors + this.errorPages - this.atSnap.errors,
+      bytes: s.bytes + this.bytes - this.atSnap.bytes, frontier: s.frontier, pruned: s.pruned, discoveryRate: s.discoveryRate,
+    };
   }
 
   warn(code: string): void {
@@ -80,13 +102,12 @@ export class LiveStatus {
 
   json(hosts: HostStates | null): StatusJson {
     const now = this.now();
-    const s = this.snap;
+    const s = this.totals();
     const counted = (t: Tallies<{ count: number }>) => t.top(50, (v) => v.count).map(({ key, value }) => ({ kind: key, count: value.count }));
     return {
       topic: this.meta.topic, strategy: this.meta.strategy, worker: this.meta.worker,
       state: this.state, reason: this.reason, startedAt: this.startedAt, now, elapsedMs: now - this.startedAt,
-      // the crawl's totals as of its latest progress snapshot (about once a second)
-      pages: s?.fetched ?? 0, pagesThisRun: this.pages, pagesPerSec: this.rate.perSec(), pagesPerSecAvg: s?.pagesPerSec ?? 0,
+      pages: s?.fetched ?? 0, pagesThisRun: this.pages, pagesPerSec: this.rate.perSec(), pagesPerSecAvg: this.snap?.pagesPerSec ?? 0,
       relevant: s?.relevant ?? 0, harvest: s?.harvest ?? 0, errors: s?.errors ?? 0, bytes: s?.bytes ?? 0,
       frontier: s?.frontier ?? 0, pruned: s?.pruned ?? 0, discoveryRate: s?.discoveryRate ?? 0, hosts,
       harvestCurve: this.harvestCurve(),

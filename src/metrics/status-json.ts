@@ -4,7 +4,8 @@ import type { StopReason } from '../events.js';
 /**
  * What `/status.json` of `crawl --metrics-port` answers (the live page polls it): one crawl
  * process's figures now. Counts marked "crawl" are the crawl file's (earlier runs on it included,
- * as in the summary); those marked "run" are this process's since it started. Times are ms since
+ * as in the summary: the crawl's latest progress snapshot, about once a second, plus this process's
+ * pages since); those marked "run" are this process's since it started. Times are ms since
  * the epoch. Contract: every field is always present (null where unknown yet); lists are bounded.
  */
 export interface StatusJson {
