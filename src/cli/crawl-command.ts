@@ -146,7 +146,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     if (args.revisit && !stopping) {
       // the revisit pass on the same file, with the same host map (and corpus server)
       const { Recrawler } = await import('../revisit/recrawl.js');
-      const rc = new Recrawler({ dbPath, config, resolve, mappedOnly: Boolean(args.corpus) });
+      const rc = new Recrawler({ dbPath, config, resolve, mappedOnly: Boolean(args.corpus), ...(served ? { hooks: [served.metrics] } : {}) });
       const stopRevisit = () => rc.stop();
       process.on('SIGINT', stopRevisit);
       try {

@@ -3,6 +3,7 @@ import type { PageHook, HookItem } from '../crawl/crawl-types.js';
 import type { StrategyCall, StrategyTiming } from '../crawl/strategy-timing.js';
 import type { CrawlEvents, PageEvent, ProgressSnapshot, StopReason, TypedEmitter } from '../events.js';
 import type { FetchResult } from '../fetch/fetcher.js';
+import type { CheckEvent } from '../revisit/recrawl-types.js';
 import type { HostStates } from '../frontier/frontier.js';
 import { LiveStatus, type StatusMeta } from './live-status.js';
 import type { StatusJson } from './status-json.js';
@@ -42,6 +43,7 @@ export class CrawlMetrics implements PageHook, StrategyTiming {
   private readonly bytes: Counter;
   private readonly discovered: Counter;
   private readonly warnings: Counter<'code'>;
+  private readonly checks: Counter<'outcome'>;
   private readonly fetchSeconds: Histogram<'status_class'>;
   private readonly strategySeconds: Histogram<'strategy' | 'call'>;
   private readonly pageChildren = new Map<string, { inc(n?: number): void }>();
@@ -59,6 +61,7 @@ export class CrawlMetrics implements PageHook, StrategyTiming {
     this.bytes = new Counter({ name: `${P}bytes_total`, help: 'Body bytes of the pages recorded by this process (after decompression)', registers });
     this.discovered = new Counter({ name: `${P}discovered_urls_total`, help: 'URLs new to the frontier found on the pages recorded by this process', registers });
     this.warnings = new Counter({ name: `${P}warnings_total`, help: 'Warnings of this process by code (retries, suspended hosts, W_*)', labelNames: ['code'], registers });
+    this.checks = new Counter({ name: `${P}revisit_checks_total`, help: 'Revisits of crawl --revisit recorded by this process, by outcome (changed, unchanged, not_modified, deleted, failed, …)', labelNames: ['outcome'], registers });
     this.fetchSeconds = new Histogram({ name: `${P}fetch_duration_seconds`, help: 'Time of each HTTP fetch, retries included, from the request to the end of the body, by status class', labelNames: ['status_class'], buckets: FETCH_BUCKETS, registers });
     this.strategySeconds = new Histogram({ name: `${P}strategy_duration_seconds`, help: 'Time of each call of the ordering strategy, by strategy and call', labelNames: ['strategy', 'call'], buckets: STRATEGY_BUCKETS, registers });
     const live = this.live;
@@ -119,6 +122,11 @@ export class CrawlMetrics implements PageHook, StrategyTiming {
     let h = this.fetchChildren.get(sc);
     if (!h) this.fetchChildren.set(sc, (h = this.fetchSeconds.labels(sc)));
     h.observe(res.elapsedMs / 1000);
+  }
+
+  /** PageHook: a recrawl's checks (`crawl --revisit`); a crawl's pages are counted from its page events. */
+  recorded(_item: HookItem, what: { page: PageEvent } | { check: CheckEvent }): void {
+    if ('check' in what) this.checks.inc({ outcome: what.check.outcome });
   }
 
   /** StrategyTiming. */

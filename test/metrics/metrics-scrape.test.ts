@@ -7,7 +7,10 @@ import { CrawlMetrics } from '../../src/metrics/crawl-metrics.js';
 import { MetricsServer } from '../../src/metrics/metrics-server.js';
 import type { StatusJson } from '../../src/metrics/status-json.js';
 import { buildConfig } from '../../src/topic/config.js';
-import { samples, scrapeMetrics, sumOf, valueOf, type Scrape } from '../helpers/exposition.js';
+import { parseExposition, samples, scrapeMetrics, sumOf, valueOf, type Scrape } from '../helpers/exposition.js';
+import { startPoissonServer } from '../helpers/poisson-server.js';
+import { Recrawler } from '../../src/revisit/recrawl.js';
+import type { RecrawlSummary } from '../../src/revisit/recrawl-types.js';
 import { writeMetricsCorpus } from '../helpers/metrics-corpus.js';
 import { tmpDir } from '../helpers/tmp.js';
 
@@ -23,6 +26,7 @@ const FAMILIES: Record<string, { type: string; labels: string[] }> = {
   topicrawl_bytes_total: { type: 'counter', labels: [] },
   topicrawl_discovered_urls_total: { type: 'counter', labels: [] },
   topicrawl_warnings_total: { type: 'counter', labels: ['code'] },
+  topicrawl_revisit_checks_total: { type: 'counter', labels: ['outcome'] },
   topicrawl_fetch_duration_seconds: { type: 'histogram', labels: ['status_class'] },
   topicrawl_strategy_duration_seconds: { type: 'histogram', labels: ['call', 'strategy'] },
   topicrawl_crawl_pages: { type: 'gauge', labels: [] },
@@ -166,5 +170,44 @@ describe('crawl metrics (Prometheus, /metrics)', () => {
     expect(status.errorsByKind).toEqual([{ kind: 'E_HTTP 404', count: HOSTS * MISSING }]);
     expect(status.latestRelevant.length).toBe(Math.min(15, summary.relevant));
     for (const r of status.latestRelevant) expect(r.relevance).toBeGreaterThanOrEqual(config.relevance.threshold);
+  });
+});
+
+describe('crawl metrics of a revisit pass (crawl --revisit)', () => {
+  it('count every check by outcome, and time its fetches', async () => {
+    const start = Date.now();
+    let t = start;
+    const server = await startPoissonServer({
+      pages: [{ path: '/a', ratePerDay: 50 }, { path: '/b', ratePerDay: 0 }, { path: '/c', ratePerDay: 50 }],
+      clock: () => t, start, horizonMs: 30 * 86_400_000, seed: 3,
+    });
+    const resolve = { 'poisson.test': `127.0.0.1:${server.port}` };
+    const config = buildConfig({ name: 'revisits', seeds: ['http://poisson.test/'], keywords: { tobacco: 1 }, politeness: { delay_ms: 0 } });
+    const db = join(tmpDir(), 'r.db');
+    try {
+      const crawler = new Crawler({ config, dbPath: db, resolve, mappedOnly: true, workers: 0 });
+      await crawler.run();
+      await crawler.close();
+      const metrics = new CrawlMetrics({ topic: config.name, strategy: config.strategy.name, worker: null }, { defaultMetrics: false });
+      t = Date.now() + 40 * 86_400_000; // every page is due
+      const rc = new Recrawler({ dbPath: db, resolve, mappedOnly: true, now: () => t, sleep: async (ms) => void (t += ms), hooks: [metrics] });
+      let s: RecrawlSummary;
+      try {
+        s = await rc.runDue();
+      } finally {
+        await rc.close();
+      }
+      const m = parseExposition(await metrics.metrics());
+      expect(m.problems).toEqual([]);
+      const scrape = { families: m.families } as Scrape;
+      expect(s.checked).toBeGreaterThanOrEqual(4);
+      expect(sumOf(scrape, 'topicrawl_revisit_checks_total')).toBe(s.checked);
+      for (const [outcome, n] of [['changed', s.changed], ['unchanged', s.unchanged], ['not_modified', s.notModified], ['deleted', s.deleted], ['failed', s.failed]] as const) {
+        expect(valueOf(scrape, 'topicrawl_revisit_checks_total', { outcome }) ?? 0, outcome).toBe(n);
+      }
+      expect(sumOf(scrape, 'topicrawl_fetch_duration_seconds_count')).toBe(s.checked);
+    } finally {
+      await server.close();
+    }
   });
 });
