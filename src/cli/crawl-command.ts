@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Crawler, type CrawlSummary } from '../crawl/crawler.js';
 import { TopicrawlError } from '../errors.js';
 import { loadCorpus, type Corpus } from '../eval/corpus.js';
@@ -15,6 +15,7 @@ import { attachProgress, type ProgressStream } from './progress.js';
 import { openSharedBackend } from '../crawl/shared-backend.js';
 import type { ProgressSnapshot } from '../events.js';
 import type { WorkerMessage } from './crawl-workers.js';
+import { checkMaxBytes, openCrawlWarc, openRecrawlWarc } from '../warc/warc-output.js';
 
 /** A worker of `--workers` sends its progress and warnings to its parent, which shows them for all. */
 function forwardProgress(crawler: Crawler): () => void {
@@ -48,6 +49,10 @@ export interface CrawlArgs extends ConfigFlags {
   workerIpc?: boolean;
   /** Reach only the hosts in --resolve (a worker of a corpus crawl). */
   mappedOnly?: boolean;
+  /** Write every fetch as WARC records (with a CDXJ index) into this folder. */
+  warc?: string;
+  /** Start a new WARC file once one would pass this size (default 1 GB). */
+  warcMaxBytes?: number;
 }
 
 /** Parses repeated `--resolve HOST=ADDR[:PORT]` flags. */
@@ -80,6 +85,8 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   if (args.frontier && args.revisit) throw new TopicrawlError('E_USAGE', '--revisit works on one crawl file, not on a shared crawl');
   if (args.workers !== undefined && (!Number.isInteger(args.workers) || args.workers < 1)) throw new TopicrawlError('E_USAGE', `--workers ${args.workers}: give a whole number of processes, 1 or more`);
   if (args.leaseMs !== undefined && !(args.leaseMs >= 1000)) throw new TopicrawlError('E_USAGE', `--lease-ms ${args.leaseMs}: give at least 1000 (ms)`);
+  if (args.warcMaxBytes !== undefined && !args.warc) throw new TopicrawlError('E_USAGE', '--warc-max-bytes goes with --warc DIR');
+  if (args.warc) checkMaxBytes(args.warcMaxBytes);
   if (args.workers) return (await import('./crawl-workers.js')).runCrawlWorkers(args, config, out, stderr);
   // --fresh: the crawler deletes the file once it holds its lock and knows it is a crawl file
   const dbPath = args.db ?? fileNameFromTopic(config.name, '.db', '--db');
@@ -100,12 +107,16 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     } else process.exit(130);
   };
   let stopping = false;
+  // the WARC folder and its first file before anything else: an unwritable folder is an error now (E_WARC)
+  const warcFlags = args.warc ? { dir: args.warc, maxBytes: args.warcMaxBytes } : null;
+  const warc = warcFlags ? await openCrawlWarc(warcFlags, config, args.crawlId ?? config.name, args.frontier ? basename(dbPath).replace(/\.db$/, '') : '0') : null;
   try {
     // a corpus crawl stays on loopback: hosts outside the corpus (and --resolve) are not looked up
     const shared = args.frontier ? { frontier: args.frontier, crawlId: args.crawlId!, leaseMs: args.leaseMs, fresh: args.fresh } : null;
     crawler = new Crawler({
       config, dbPath, resolve, mappedOnly: Boolean(args.corpus) || Boolean(args.mappedOnly), fresh: args.fresh,
       backend: shared ? (s) => openSharedBackend(config, dbPath, shared, s) : undefined,
+      hooks: warc ? [warc.hook] : undefined,
     });
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
@@ -117,7 +128,11 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
       summary = await crawler.run();
     } finally {
       stopProgress();
-      await crawler.close();
+      try {
+        await crawler.close();
+      } finally {
+        await warc?.close();
+      }
     }
     let truth: LabelHarvest | null = null;
     if (corpus && config.evaluation.label) {
@@ -132,14 +147,19 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     if (args.revisit && !stopping) {
       // the revisit pass on the same file, with the same host map (and corpus server)
       const { Recrawler } = await import('../revisit/recrawl.js');
-      const rc = new Recrawler({ dbPath, config, resolve, mappedOnly: Boolean(args.corpus) });
+      const rwarc = warcFlags ? await openRecrawlWarc(warcFlags, config, dbPath, config.name) : null;
+      const rc = new Recrawler({ dbPath, config, resolve, mappedOnly: Boolean(args.corpus), hooks: rwarc ? [rwarc.hook] : undefined });
       const stopRevisit = () => rc.stop();
       process.on('SIGINT', stopRevisit);
       try {
         revisit = await rc.runDue();
       } finally {
         process.off('SIGINT', stopRevisit);
-        await rc.close();
+        try {
+          await rc.close();
+        } finally {
+          await rwarc?.close();
+        }
       }
     }
     if (args.json) out.log(JSON.stringify({ ...summary, labels: truth, ...(revisit ? { revisit } : {}) }, null, 2));

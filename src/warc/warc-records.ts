@@ -1,0 +1,111 @@
+import { WARCRecord, WARC_1_1 } from 'warcio';
+import type { WireExchange } from '../fetch/wire-exchange.js';
+import { httpBlock, parseRequestHead, renameFields } from './exact-headers.js';
+
+/** The WARC version topicrawl writes (warcio's default is 1.0). */
+export const WARC_VERSION = WARC_1_1;
+
+/** WARC/1.1 revisit profiles (WARC 1.1 §6.7). */
+export const PROFILE_IDENTICAL = 'http://netpreserve.org/warc/1.1/revisit/identical-payload-digest';
+export const PROFILE_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
+
+/** A WARC-Date: UTC with milliseconds (WARC/1.1 allows fractions of a second). */
+export const warcDate = (ms: number): string => new Date(ms).toISOString();
+
+export const newRecordId = (): string => `<urn:uuid:${crypto.randomUUID()}>`;
+
+/** The fields every record of one fetch shares. */
+export interface FetchFacts {
+  url: string;
+  date: string;
+  ip?: string;
+  warcinfoId?: string;
+}
+
+function common(f: FetchFacts, id: string, extra: [string, string][] = []): [string, string][] {
+  const h: [string, string][] = [['WARC-Record-ID', id]];
+  if (f.ip) h.push(['WARC-IP-Address', f.ip]);
+  if (f.warcinfoId) h.push(['WARC-Warcinfo-ID', f.warcinfoId]);
+  return [...h, ...extra];
+}
+
+/** The status line of a response as kept: protocol, code and the reason phrase as received. */
+export function statusLine(w: Pick<WireExchange, 'httpVersion' | 'statusCode' | 'statusText'>): string {
+  return `${w.httpVersion} ${w.statusCode}${w.statusText ? ` ${w.statusText}` : ''}`;
+}
+
+/** A `response` record of an exchange kept from the wire (body as received: content coding kept). */
+export function responseRecord(f: FetchFacts, id: string, w: WireExchange, truncated: string | null): WARCRecord {
+  const extra: [string, string][] = truncated ? [['WARC-Truncated', truncated]] : [];
+  const rec = WARCRecord.create({ url: f.url, date: f.date, type: 'response', warcVersion: WARC_VERSION, warcHeaders: common(f, id, extra) }, w.body);
+  rec.httpHeaders = httpBlock(statusLine(w), renameFields(w.headers, false));
+  return rec;
+}
+
+/** The `request` record of an exchange: the head undici wrote; concurrent to its response. */
+export function requestRecord(f: FetchFacts, responseId: string, w: WireExchange): WARCRecord {
+  const { statusline, fields } = parseRequestHead(w.requestHead ?? '');
+  const rec = WARCRecord.create({
+    url: f.url, date: f.date, type: 'request', warcVersion: WARC_VERSION,
+    warcHeaders: common(f, newRecordId(), [['WARC-Concurrent-To', responseId]]),
+  });
+  rec.httpHeaders = httpBlock(statusline, fields);
+  return rec;
+}
+
+/** What a revisit refers to: the original's URI and date, and its record id when it is in a WARC. */
+export interface Original {
+  url: string;
+  date: string;
+  recordId?: string;
+  /** The original's payload digest as written (sha256:BASE32), when known. */
+  digest?: string;
+}
+
+/**
+ * A `revisit` record: the response's status line and headers only. `profile` is server-not-modified
+ * (a 304) or identical-payload-digest (then `digest` is the payload's digest, equal to the original's).
+ */
+export function revisitRecord(f: FetchFacts, id: string, w: WireExchange, profile: string, original: Original, digest: string | null): WARCRecord {
+  const extra: [string, string][] = [];
+  if (original.recordId) extra.push(['WARC-Refers-To', original.recordId]);
+  if (digest) extra.push(['WARC-Payload-Digest', digest]);
+  const rec = WARCRecord.create({
+    url: f.url, date: f.date, type: 'revisit', warcVersion: WARC_VERSION, warcHeaders: common(f, id, extra),
+    refersToUrl: original.url, refersToDate: original.date,
+  });
+  rec.warcHeaders.headers.set('WARC-Profile', profile);
+  rec.httpHeaders = httpBlock(statusLine(w), renameFields(w.headers, false));
+  return rec;
+}
+
+/** A `response` record rebuilt from a crawl file (export): stored headers, the decoded body. */
+export function rebuiltResponseRecord(f: FetchFacts, status: number, headers: Record<string, string>, body: Uint8Array): WARCRecord {
+  const fields = renameFields(Object.entries(headers), true);
+  fields.push(['Content-Length', String(body.length)]);
+  const rec = WARCRecord.create({ url: f.url, date: f.date, type: 'response', warcVersion: WARC_VERSION, warcHeaders: common(f, newRecordId()) }, [body]);
+  rec.httpHeaders = httpBlock(`HTTP/1.1 ${status}${REASONS[status] ? ` ${REASONS[status]}` : ''}`, fields);
+  return rec;
+}
+
+/** A `metadata` record (application/warc-fields), concurrent to the fetch's response. */
+export function metadataRecord(f: FetchFacts, concurrentTo: string | null, fields: [string, string][]): WARCRecord {
+  const text = fields.map(([n, v]) => `${n}: ${v.replace(/[\r\n]+/g, ' ')}\r\n`).join('');
+  return WARCRecord.create({
+    url: f.url, date: f.date, type: 'metadata', warcVersion: WARC_VERSION,
+    warcHeaders: common(f, newRecordId(), concurrentTo ? [['WARC-Concurrent-To', concurrentTo]] : []),
+  }, [Buffer.from(text)]);
+}
+
+/** A `warcinfo` record (the first of each file). */
+export function warcinfoRecord(id: string, filename: string, date: string, info: Record<string, string>): WARCRecord {
+  return WARCRecord.createWARCInfo({ filename, date, warcVersion: WARC_VERSION, warcHeaders: { 'WARC-Record-ID': id } }, info);
+}
+
+/** Reason phrases for rebuilt status lines (the crawl file keeps the code only). */
+const REASONS: Record<number, string> = {
+  200: 'OK', 201: 'Created', 203: 'Non-Authoritative Information', 204: 'No Content', 206: 'Partial Content',
+  301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 304: 'Not Modified', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 410: 'Gone', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
