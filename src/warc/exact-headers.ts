@@ -28,7 +28,8 @@ export class ExactHeaders extends HeadersMultiMap {
 export function renameFields(fields: [string, string][], decodedBody: boolean): [string, string][] {
   return fields.map(([n, v]) => {
     const l = n.toLowerCase();
-    if (l === 'transfer-encoding' || (decodedBody && (l === 'content-encoding' || l === 'content-length'))) return [`X-Crawler-${n}`, v];
+    // (in the prefix's case the name has: lower-cased names, as a crawl file keeps them, stay lower case)
+    if (l === 'transfer-encoding' || (decodedBody && (l === 'content-encoding' || l === 'content-length'))) return [`${n[0] === n[0].toLowerCase() ? 'x-crawler-' : 'X-Crawler-'}${n}`, v];
     return [n, v];
   });
 }

@@ -82,7 +82,7 @@ export function revisitRecord(f: FetchFacts, id: string, w: WireExchange, profil
 /** A `response` record rebuilt from a crawl file (export): stored headers, the decoded body. */
 export function rebuiltResponseRecord(f: FetchFacts, status: number, headers: Record<string, string>, body: Uint8Array): WARCRecord {
   const fields = renameFields(Object.entries(headers), true);
-  fields.push(['Content-Length', String(body.length)]);
+  fields.push(['content-length', String(body.length)]); // the stored body's (the names stored are lower case)
   const rec = WARCRecord.create({ url: f.url, date: f.date, type: 'response', warcVersion: WARC_VERSION, warcHeaders: common(f, newRecordId()) }, [body]);
   rec.httpHeaders = httpBlock(`HTTP/1.1 ${status}${REASONS[status] ? ` ${REASONS[status]}` : ''}`, fields);
   return rec;
