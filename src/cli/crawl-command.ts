@@ -15,7 +15,7 @@ import { attachProgress, type ProgressStream } from './progress.js';
 import { openSharedBackend } from '../crawl/shared-backend.js';
 import type { ProgressSnapshot } from '../events.js';
 import type { WorkerMessage } from './crawl-workers.js';
-import { checkMaxBytes, openCrawlWarc, openRecrawlWarc } from '../warc/warc-output.js';
+import { checkMaxBytes, openCrawlWarc, openRecrawlWarc, type WarcOutput } from '../warc/warc-output.js';
 
 /** A worker of `--workers` sends its progress and warnings to its parent, which shows them for all. */
 function forwardProgress(crawler: Crawler): () => void {
@@ -107,10 +107,11 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     } else process.exit(130);
   };
   let stopping = false;
-  // the WARC folder and its first file before anything else: an unwritable folder is an error now (E_WARC)
   const warcFlags = args.warc ? { dir: args.warc, maxBytes: args.warcMaxBytes } : null;
-  const warc = warcFlags ? await openCrawlWarc(warcFlags, config, args.crawlId ?? config.name, args.frontier ? basename(dbPath).replace(/\.db$/, '') : '0') : null;
+  let warc: WarcOutput | null = null;
   try {
+    // the WARC folder and its first file before the crawl: an unwritable folder is an error now (E_WARC)
+    if (warcFlags) warc = await openCrawlWarc(warcFlags, config, args.crawlId ?? config.name, args.frontier ? basename(dbPath).replace(/\.db$/, '') : '0');
     // a corpus crawl stays on loopback: hosts outside the corpus (and --resolve) are not looked up
     const shared = args.frontier ? { frontier: args.frontier, crawlId: args.crawlId!, leaseMs: args.leaseMs, fresh: args.fresh } : null;
     crawler = new Crawler({
@@ -176,6 +177,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await warc?.close(); // (closed already after the crawl; here when the crawl never started)
     await server?.close();
   }
 }

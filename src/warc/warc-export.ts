@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { crawlFilePaths, openCrawl, SEGMENT_OF_KEY, WORKER_KEY } from '../store/segments.js';
 import { readMeta } from '../store/url-report.js';
 import { storedResponses, type StoredResponse } from '../store/warc-source.js';
-import { serialize, serializer, WarcFileWriter } from './warc-file-writer.js';
+import { serialize, WarcFileWriter } from './warc-file-writer.js';
 import { fileToken, checkMaxBytes, type WarcFlags } from './warc-output.js';
 import { metadataRecord, rebuiltResponseRecord, warcDate } from './warc-records.js';
 
@@ -46,7 +46,7 @@ export async function exportWarc(dbs: readonly string[], flags: WarcFlags): Prom
           const resp = rebuiltResponseRecord(facts, r.status, r.headers, r.body);
           const id = resp.warcHeaders.headers.get('WARC-Record-ID') ?? null;
           const meta = metadataRecord(facts, id, exportFields(r, strategy));
-          await writer.append([await serialize(serializer(resp)), await serialize(serializer(meta))]);
+          await writer.append([await serialize(resp), await serialize(meta)]);
           out.records += 2;
         }
       } finally {

@@ -5,7 +5,7 @@ import { TopicrawlError } from '../errors.js';
 import type { PageEvent } from '../events.js';
 import type { FetchResult } from '../fetch/fetcher.js';
 import type { CheckEvent } from '../revisit/recrawl-types.js';
-import { serialize, serializer, type Serialized, type WarcFileWriter } from './warc-file-writer.js';
+import { serialize, type Serialized, type WarcFileWriter } from './warc-file-writer.js';
 import type { WarcOriginals } from './warc-originals.js';
 import {
   metadataRecord, newRecordId, PROFILE_IDENTICAL, PROFILE_NOT_MODIFIED, requestRecord, responseRecord, revisitRecord, warcDate,
@@ -60,7 +60,7 @@ export class WarcHook implements PageHook {
     if (this.o.mode === 'crawl') {
       p.responseId = newRecordId();
       const rec = responseRecord(facts, p.responseId, res.wire, truncation(res));
-      await this.write([requestRecord(facts, p.responseId, res.wire), rec].map(serializer).map((s) => serialize(s)), item.url);
+      await this.write([serialize(requestRecord(facts, p.responseId, res.wire)), serialize(rec)], item.url);
     } else {
       // the originals are read now: a changed page's stored copy is replaced before `recorded`
       p.original = (await this.o.originals?.lookup(res.url)) ?? null;
@@ -80,7 +80,7 @@ export class WarcHook implements PageHook {
     this.pending.delete(item.id);
     if (!p) return;
     if ('page' in what) {
-      await this.write([serialize(serializer(metadataRecord(p.facts, p.responseId, pageFields(what.page, this.o.strategy, what.outlinks ?? []))))], item.url);
+      await this.write([serialize(metadataRecord(p.facts, p.responseId, pageFields(what.page, this.o.strategy, what.outlinks ?? [])))], item.url);
       return;
     }
     await this.writeCheck(item, p, what.check);
@@ -94,24 +94,20 @@ export class WarcHook implements PageHook {
     let isResponse = false;
     let digest: string | null = null;
     if (p.res.status === 304 && p.original) {
-      main = serialize(serializer(revisitRecord(p.facts, id, w, PROFILE_NOT_MODIFIED, p.original, null)));
+      main = serialize(revisitRecord(p.facts, id, w, PROFILE_NOT_MODIFIED, p.original, null));
     } else {
-      const s = serializer(responseRecord(p.facts, id, w, truncation(p.res)));
-      await s.digestRecord();
-      digest = s.record.warcPayloadDigest ?? null;
+      const rec = responseRecord(p.facts, id, w, truncation(p.res));
+      digest = rec.warcPayloadDigest ?? null;
       const ok2xx = p.res.status >= 200 && p.res.status < 300 && !p.res.error;
       const identical = ok2xx && p.original !== null && (p.original.digest !== undefined ? p.original.digest === digest : p.sameAsStored);
-      if (identical) main = serialize(serializer(revisitRecord(p.facts, id, w, PROFILE_IDENTICAL, p.original!, digest)));
+      if (identical) main = serialize(revisitRecord(p.facts, id, w, PROFILE_IDENTICAL, p.original!, digest));
       else {
-        main = serialize(s);
+        main = serialize(rec);
         isResponse = ok2xx;
       }
     }
     const fields = checkFields(check, p.original);
-    const written = await this.write(
-      [serialize(serializer(requestRecord(p.facts, id, w))), main, serialize(serializer(metadataRecord(p.facts, id, fields)))],
-      item.url,
-    );
+    const written = await this.write([serialize(requestRecord(p.facts, id, w)), main, serialize(metadataRecord(p.facts, id, fields))], item.url);
     if (isResponse && this.o.originals) {
       const r = written[1];
       this.o.originals.written({ url: p.facts.url, date: p.facts.date, recordId: id, digest: digest ?? undefined }, r.file, r.offset, r.length);

@@ -62,7 +62,13 @@ export async function openRecrawlWarc(flags: WarcFlags, config: Config, dbPath: 
   const writer = new WarcFileWriter({ dir: flags.dir, maxBytes: checkMaxBytes(flags.maxBytes), crawl: fileToken(crawl), worker: 'revisit', info: info(config, 'recrawl') });
   const originals = new WarcOriginals(flags.dir).load();
   await writer.open();
-  const db = openDatabase(dbPath, { readonly: true });
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(dbPath, { readonly: true });
+  } catch (err) {
+    await writer.close();
+    throw err;
+  }
   const stored = (urlId: number): StoredCopy | null => {
     const r = storedResponse(db, urlId);
     if (!r) return null;

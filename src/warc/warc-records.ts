@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import base32Encode from 'base32-encode';
 import { WARCRecord, WARC_1_1 } from 'warcio';
 import type { WireExchange } from '../fetch/wire-exchange.js';
 import { httpBlock, parseRequestHead, renameFields } from './exact-headers.js';
@@ -13,6 +15,25 @@ export const PROFILE_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/ser
 export const warcDate = (ms: number): string => new Date(ms).toISOString();
 
 export const newRecordId = (): string => `<urn:uuid:${crypto.randomUUID()}>`;
+
+/** A digest as warcio writes one with topicrawl's options: `sha256:` and the SHA-256 in base32 (RFC 4648, padded). */
+export function sha256Digest(parts: Iterable<Uint8Array>): string {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p);
+  return `sha256:${base32Encode(h.digest(), 'RFC4648')}`;
+}
+
+/**
+ * Sets WARC-Block-Digest (the HTTP head as warcio will write it, then the payload) and, except on a
+ * revisit, WARC-Payload-Digest, with Node's crypto: warcio's serializer then computes none (its
+ * hash-wasm hashers instantiate a WebAssembly module each, two per record: most of its cost).
+ */
+function withDigests(rec: WARCRecord, payload: readonly Uint8Array[]): WARCRecord {
+  const head = rec.httpHeaders ? [Buffer.from(`${rec.httpHeaders.toString()}\r\n`)] : [];
+  rec.warcHeaders.headers.set('WARC-Block-Digest', sha256Digest([...head, ...payload]));
+  if (rec.warcType !== 'revisit') rec.warcHeaders.headers.set('WARC-Payload-Digest', sha256Digest(payload));
+  return rec;
+}
 
 /** The fields every record of one fetch shares. */
 export interface FetchFacts {
@@ -39,7 +60,7 @@ export function responseRecord(f: FetchFacts, id: string, w: WireExchange, trunc
   const extra: [string, string][] = truncated ? [['WARC-Truncated', truncated]] : [];
   const rec = WARCRecord.create({ url: f.url, date: f.date, type: 'response', warcVersion: WARC_VERSION, warcHeaders: common(f, id, extra) }, w.body);
   rec.httpHeaders = httpBlock(statusLine(w), renameFields(w.headers, false));
-  return rec;
+  return withDigests(rec, w.body);
 }
 
 /** The `request` record of an exchange: the head undici wrote; concurrent to its response. */
@@ -50,7 +71,7 @@ export function requestRecord(f: FetchFacts, responseId: string, w: WireExchange
     warcHeaders: common(f, newRecordId(), [['WARC-Concurrent-To', responseId]]),
   });
   rec.httpHeaders = httpBlock(statusline, fields);
-  return rec;
+  return withDigests(rec, []);
 }
 
 /** What a revisit refers to: the original's URI and date, and its record id when it is in a WARC. */
@@ -76,7 +97,7 @@ export function revisitRecord(f: FetchFacts, id: string, w: WireExchange, profil
   });
   rec.warcHeaders.headers.set('WARC-Profile', profile);
   rec.httpHeaders = httpBlock(statusLine(w), renameFields(w.headers, false));
-  return rec;
+  return withDigests(rec, []);
 }
 
 /** A `response` record rebuilt from a crawl file (export): stored headers, the decoded body. */
@@ -85,16 +106,17 @@ export function rebuiltResponseRecord(f: FetchFacts, status: number, headers: Re
   fields.push(['content-length', String(body.length)]); // the stored body's (the names stored are lower case)
   const rec = WARCRecord.create({ url: f.url, date: f.date, type: 'response', warcVersion: WARC_VERSION, warcHeaders: common(f, newRecordId()) }, [body]);
   rec.httpHeaders = httpBlock(`HTTP/1.1 ${status}${REASONS[status] ? ` ${REASONS[status]}` : ''}`, fields);
-  return rec;
+  return withDigests(rec, [body]);
 }
 
 /** A `metadata` record (application/warc-fields), concurrent to the fetch's response. */
 export function metadataRecord(f: FetchFacts, concurrentTo: string | null, fields: [string, string][]): WARCRecord {
-  const text = fields.map(([n, v]) => `${n}: ${v.replace(/[\r\n]+/g, ' ')}\r\n`).join('');
-  return WARCRecord.create({
+  const body = Buffer.from(fields.map(([n, v]) => `${n}: ${v.replace(/[\r\n]+/g, ' ')}\r\n`).join(''));
+  const rec = WARCRecord.create({
     url: f.url, date: f.date, type: 'metadata', warcVersion: WARC_VERSION,
     warcHeaders: common(f, newRecordId(), concurrentTo ? [['WARC-Concurrent-To', concurrentTo]] : []),
-  }, [Buffer.from(text)]);
+  }, [body]);
+  return withDigests(rec, [body]);
 }
 
 /** A `warcinfo` record (the first of each file). */
