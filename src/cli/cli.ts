@@ -2,7 +2,7 @@ import { Readable, type Writable } from 'node:stream';
 import yargs from 'yargs';
 import { TopicrawlError } from '../errors.js';
 import { STRATEGIES } from '../strategy/registry.js';
-import { commonCrawl, metricsOptions, sharedCrawl } from './crawl-options.js';
+import { commonCrawl, metricsOptions, sharedCrawl, warcOptions } from './crawl-options.js';
 
 /**
  * The streams one run of the CLI reads and writes: the process's own in `main.ts`, captured ones
@@ -19,11 +19,11 @@ export interface CliIo {
   stdin?: Readable;
 }
 
-/** The exit code for an error: 2 for user errors, 130 for Ctrl-C (E_INTERRUPTED), 1 otherwise (E_STORE and E_REDIS included). */
+/** The exit code for an error: 2 for user errors, 130 for Ctrl-C (E_INTERRUPTED), 1 otherwise (E_STORE, E_REDIS and E_WARC included). */
 export function exitCodeOf(err: unknown): number {
   if (err instanceof TopicrawlError && err.code === 'E_INTERRUPTED') return 130;
   // a store or a shared frontier that fails is not the user's mistake
-  return err instanceof TopicrawlError && err.fatal && err.code !== 'E_STORE' && err.code !== 'E_REDIS' ? 2 : 1;
+  return err instanceof TopicrawlError && err.fatal && err.code !== 'E_STORE' && err.code !== 'E_REDIS' && err.code !== 'E_WARC' ? 2 : 1;
 }
 
 /** The one-line message for an error, never a stack trace (unless TOPICRAWL_DEBUG is set). */
@@ -75,6 +75,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           .positional('topic', { type: 'string', demandOption: true, describe: 'topic file' })
           .options(commonCrawl)
           .option('revisit', { type: 'boolean', describe: 'after the crawl, revisit the pages that are due (as topicrawl recrawl does)' })
+          .options(warcOptions)
           .options(sharedCrawl)
           .options(metricsOptions),
       act(async (a) => {
@@ -84,6 +85,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             topic: a.topic, db: a.db, strategy: a.strategy, maxPages: a['max-pages'], set: a.set, resolve: a.resolve, corpus: a.corpus, fresh: a.fresh, json: a.json,
             revisit: a.revisit, frontier: a.frontier, crawlId: a['crawl-id'], leaseMs: a['lease-ms'], workers: a.workers, workerIpc: a['worker-ipc'],
             mappedOnly: a['mapped-only'], metricsPort: a['metrics-port'], metricsHost: a['metrics-host'], metricsWorker: a['metrics-worker'],
+            warc: a.warc, warcMaxBytes: a['warc-max-bytes'],
           },
           out,
           io.stderr,
@@ -147,20 +149,29 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             until: { type: 'string', describe: 'keep revisiting until DATE (2026-01-31T18:00:00Z) or for DURATION (12h, 7d); default: what is due now, then exit' },
             resolve: commonCrawl.resolve,
             json: { type: 'boolean', describe: 'print the summary as JSON' },
-          }),
+          })
+          .options(warcOptions),
       act(async (a) => {
         const { runRecrawl } = await import('./recrawl-command.js');
-        await runRecrawl({ db: a.db, until: a.until, resolve: a.resolve, json: a.json }, out);
+        await runRecrawl({ db: a.db, until: a.until, resolve: a.resolve, json: a.json, warc: a.warc, warcMaxBytes: a['warc-max-bytes'] }, out);
       }),
     )
     .command(
       'export <db..>',
-      'one JSON line per fetched page, in fetch order',
+      'one JSON line per fetched page, in fetch order (jsonl); or the stored responses as WARC files (warc)',
       (y) =>
         y
           .positional('db', { type: 'string', array: true, demandOption: true, describe: SEGMENTS_DESCRIPTION })
-          .option('format', { type: 'string', default: 'jsonl', choices: ['jsonl'] }),
+          .option('format', { type: 'string', default: 'jsonl', choices: ['jsonl', 'warc'] })
+          .option('out', { type: 'string', describe: 'with --format warc: the folder for the WARC files and their CDXJ indexes (default <db name>-warc)' })
+          .option('warc-max-bytes', warcOptions['warc-max-bytes']),
       act(async (a) => {
+        if (a.format === 'warc') {
+          const { runExportWarc } = await import('./export-warc-command.js');
+          await runExportWarc({ db: a.db, out: a.out, maxBytes: a['warc-max-bytes'] }, out);
+          return;
+        }
+        if (a.out !== undefined || a['warc-max-bytes'] !== undefined) throw new TopicrawlError('E_USAGE', '--out and --warc-max-bytes go with --format warc');
         (await import('./report-commands.js')).runExport({ db: a.db, format: a.format }, (s) => io.stdout.write(s));
       }),
     )

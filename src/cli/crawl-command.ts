@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Crawler, type CrawlSummary } from '../crawl/crawler.js';
 import { TopicrawlError } from '../errors.js';
 import { loadCorpus, type Corpus } from '../eval/corpus.js';
@@ -16,6 +16,7 @@ import { openSharedBackend } from '../crawl/shared-backend.js';
 import type { ProgressSnapshot } from '../events.js';
 import type { WorkerMessage } from './crawl-workers.js';
 import { checkMetricsFlags, metricsLine, serveMetrics, type MetricsFlags } from './metrics-flags.js';
+import { checkMaxBytes, openCrawlWarc, openRecrawlWarc, type WarcOutput } from '../warc/warc-output.js';
 
 /** A worker of `--workers` sends its progress and warnings to its parent, which shows them for all. */
 function forwardProgress(crawler: Crawler): () => void {
@@ -49,6 +50,10 @@ export interface CrawlArgs extends ConfigFlags, MetricsFlags {
   workerIpc?: boolean;
   /** Reach only the hosts in --resolve (a worker of a corpus crawl). */
   mappedOnly?: boolean;
+  /** Write every fetch as WARC records (with a CDXJ index) into this folder. */
+  warc?: string;
+  /** Start a new WARC file once one would pass this size (default 1 GB). */
+  warcMaxBytes?: number;
 }
 
 /** Parses repeated `--resolve HOST=ADDR[:PORT]` flags. */
@@ -82,6 +87,8 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   if (args.workers !== undefined && (!Number.isInteger(args.workers) || args.workers < 1)) throw new TopicrawlError('E_USAGE', `--workers ${args.workers}: give a whole number of processes, 1 or more`);
   if (args.leaseMs !== undefined && !(args.leaseMs >= 1000)) throw new TopicrawlError('E_USAGE', `--lease-ms ${args.leaseMs}: give at least 1000 (ms)`);
   checkMetricsFlags(args, args.workers);
+  if (args.warcMaxBytes !== undefined && !args.warc) throw new TopicrawlError('E_USAGE', '--warc-max-bytes goes with --warc DIR');
+  if (args.warc) checkMaxBytes(args.warcMaxBytes);
   if (args.workers) return (await import('./crawl-workers.js')).runCrawlWorkers(args, config, out, stderr);
   // --fresh: the crawler deletes the file once it holds its lock and knows it is a crawl file
   const dbPath = args.db ?? fileNameFromTopic(config.name, '.db', '--db');
@@ -100,6 +107,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   // a worker of its own on a shared crawl is labelled by its name in the frontier (as `stats --frontier` lists it)
   const workerName = args.frontier ? `${hostname()}:${process.pid}` : undefined;
   let served: Awaited<ReturnType<typeof serveMetrics>> = null;
+  let warc: WarcOutput | null = null;
   try {
     // first: a metrics port in use fails before anything else starts
     served = await serveMetrics(args, { topic: config.name, strategy: config.strategy.name, worker: args.metricsWorker ?? workerName ?? null }, (a) => {
@@ -111,12 +119,16 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
       server = await startCorpusServer(args.corpus);
       for (const [h, a] of Object.entries(server.resolveMap())) resolve[h] ??= a;
     }
+    const warcFlags = args.warc ? { dir: args.warc, maxBytes: args.warcMaxBytes } : null;
+    // the WARC folder and its first file before the crawl: an unwritable folder is an error now (E_WARC)
+    if (warcFlags) warc = await openCrawlWarc(warcFlags, config, args.crawlId ?? config.name, args.frontier ? basename(dbPath).replace(/\.db$/, '') : '0');
     // a corpus crawl stays on loopback: hosts outside the corpus (and --resolve) are not looked up
     const shared = args.frontier ? { frontier: args.frontier, crawlId: args.crawlId!, leaseMs: args.leaseMs, fresh: args.fresh, worker: workerName } : null;
     crawler = new Crawler({
       config, dbPath, resolve, mappedOnly: Boolean(args.corpus) || Boolean(args.mappedOnly), fresh: args.fresh,
       backend: shared ? (s) => openSharedBackend(config, dbPath, shared, s) : undefined,
-      ...(served ? { hooks: [served.metrics], timing: served.metrics } : {}),
+      hooks: [...(warc ? [warc.hook] : []), ...(served ? [served.metrics] : [])],
+      ...(served ? { timing: served.metrics } : {}),
     });
     const unwatch = served?.metrics.watch(crawler);
     const address = served?.address;
@@ -131,7 +143,11 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     } finally {
       stopProgress();
       unwatch?.();
-      await crawler.close();
+      try {
+        await crawler.close();
+      } finally {
+        await warc?.close();
+      }
     }
     let truth: LabelHarvest | null = null;
     if (corpus && config.evaluation.label) {
@@ -146,14 +162,19 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     if (args.revisit && !stopping) {
       // the revisit pass on the same file, with the same host map (and corpus server)
       const { Recrawler } = await import('../revisit/recrawl.js');
-      const rc = new Recrawler({ dbPath, config, resolve, mappedOnly: Boolean(args.corpus), ...(served ? { hooks: [served.metrics] } : {}) });
+      const rwarc = warcFlags ? await openRecrawlWarc(warcFlags, config, dbPath, config.name) : null;
+      const rc = new Recrawler({ dbPath, config, resolve, mappedOnly: Boolean(args.corpus), hooks: [...(rwarc ? [rwarc.hook] : []), ...(served ? [served.metrics] : [])] });
       const stopRevisit = () => rc.stop();
       process.on('SIGINT', stopRevisit);
       try {
         revisit = await rc.runDue();
       } finally {
         process.off('SIGINT', stopRevisit);
-        await rc.close();
+        try {
+          await rc.close();
+        } finally {
+          await rwarc?.close();
+        }
       }
     }
     const metrics = address ? { metrics: address } : {};
@@ -172,6 +193,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await warc?.close(); // (closed already after the crawl; here when the crawl never started)
     await server?.close();
     await served?.server.close();
   }

@@ -45,6 +45,9 @@ export async function runCrawlWorkers(args: CrawlArgs, config: Config, out: { lo
     ...(args.set ?? []).flatMap((s) => ['--set', s]),
     ...resolve.flatMap((r) => ['--resolve', r]),
     ...(args.corpus || args.mappedOnly ? ['--mapped-only'] : []),
+    // each worker writes its own WARC files into the one folder, named by its segment (worker-<i>)
+    ...(args.warc ? ['--warc', args.warc] : []),
+    ...(args.warcMaxBytes !== undefined ? ['--warc-max-bytes', String(args.warcMaxBytes)] : []),
   ];
   const bus = new TypedEmitter<CrawlEvents>();
   const latest = new Map<number, ProgressSnapshot>();

@@ -64,8 +64,16 @@ export interface CrawlBackend {
  * throws fails that page (recorded as a failure), never the crawl.
  */
 export interface PageHook {
+  /** The fetcher keeps each exchange as on the wire (`FetchResult.wire`) for this hook (WARC); off by default: it costs memory. */
+  wantsWire?: boolean;
   fetched?(item: HookItem, res: FetchResult): void | Promise<void>;
-  recorded?(item: HookItem, what: { page: PageEvent } | { check: CheckEvent }): void | Promise<void>;
+  recorded?(item: HookItem, what: { page: PageEvent; outlinks?: Outlink[] } | { check: CheckEvent }): void | Promise<void>;
+}
+
+/** A link found on a page (after normalisation and scope), with its anchor text. */
+export interface Outlink {
+  url: string;
+  anchor: string;
 }
 
 /** The URL a hook hears of: a crawl's lease, or a recrawl's due page. */

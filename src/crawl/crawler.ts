@@ -272,7 +272,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       done.heard.catch((err: unknown) => this.heardFailed(item, err));
       this.stats.page({ relevant: done.relevant, error: done.error, bytes: done.event.bytes, newUrls: done.newUrls, pruned: done.pruned });
       this.emit('page', done.event);
-      for (const h of this.opts.hooks ?? []) await h.recorded?.(item, { page: done.event });
+      for (const h of this.opts.hooks ?? []) await h.recorded?.(item, { page: done.event, outlinks: done.outlinks });
       return { state: 'done', deferUntil };
     } catch (err) {
       if (err instanceof TopicrawlError && err.fatal) throw err;

@@ -41,6 +41,8 @@ export interface ProcessedPage {
   newUrls: number;
   /** change in the number of pruned URLs: new ones pruned, less pruned ones revived */
   pruned: number;
+  /** The links the page's analysis found (normalised, in scope), for per-page outputs (WARC metadata). */
+  outlinks: { url: string; anchor: string }[];
   /**
    * Settles when the frontier applied the strategy's updates after this page (sent in order before
    * any later call; a shared frontier sends them with its next call). A rejection is the frontier's
@@ -180,6 +182,7 @@ async function recordFetch(
     error: isError,
     newUrls,
     pruned,
+    outlinks: analysis?.links ?? [],
     heard,
   };
   return { page: processed, answer };
