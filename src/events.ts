@@ -35,6 +35,13 @@ export interface PageEvent {
   newUrls: number;
   /** Set when the page had more links than `limits.max_links_per_page`: the first `kept` of `found` were read. */
   linksCut?: { kept: number; found: number };
+  /** The page's language (ISO 639-1), when it could be told. */
+  lang?: string;
+  /**
+   * Set when the page duplicates an earlier one: its URL id and the SimHash distance (0: the same
+   * content). Such a page counts in no harvest (`relevant` still says what its content scored).
+   */
+  duplicateOf?: { id: number; distance: number };
 }
 
 export interface ProgressSnapshot {

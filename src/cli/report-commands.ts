@@ -1,5 +1,5 @@
 import { TopicrawlError } from '../errors.js';
-import { crawlTotals, exportRows, revisitTotals, statusByHost, type RevisitFigures } from '../store/crawl-report.js';
+import { crawlTotals, exportRows, pagesByLanguage, revisitTotals, statusByHost, type RevisitFigures } from '../store/crawl-report.js';
 import { crawlLabel, openCrawl } from '../store/segments.js';
 import { table } from './format.js';
 
@@ -19,11 +19,14 @@ export function runStats(args: { db: CrawlArg; json?: boolean }, out: { log: (s:
     const t = crawlTotals(db);
     const hosts = statusByHost(db);
     const revisit = revisitTotals(db);
+    const languages = pagesByLanguage(db);
     if (args.json) {
       const segments = crawl.paths.length > 1 ? { crawl: { id: crawl.crawlId, segments: crawl.paths, workers: crawl.workers } } : {};
-      out.log(JSON.stringify({ totals: t, hosts, ...(revisit ? { revisit } : {}), ...segments }, null, 2));
+      out.log(JSON.stringify({ totals: t, languages, hosts, ...(revisit ? { revisit } : {}), ...segments }, null, 2));
       return;
     }
+    const d = t.duplicates;
+    const langs = Object.entries(languages);
     const spanS = t.firstFetchAt && t.lastFetchAt ? (t.lastFetchAt - t.firstFetchAt) / 1000 : 0;
     out.log(
       [
@@ -32,6 +35,8 @@ export function runStats(args: { db: CrawlArg; json?: boolean }, out: { log: (s:
         `topic              ${t.topic ?? '?'} (strategy ${t.strategy ?? '?'}, created ${t.createdAt ?? '?'})`,
         `pages fetched      ${t.fetched} (${t.failed} without a response)${spanS > 0 ? `, over ${spanS.toFixed(1)} s` : ''}`,
         `estimated harvest  ${(t.harvest * 100).toFixed(1)}% (${t.relevant} relevant of ${t.fetched})`,
+        `duplicates         ${d.exact + d.near} (${d.exact} exact, ${d.near} near-duplicates); ${d.relevant} of them scored relevant, not counted in the harvest`,
+        `languages          ${langs.length ? langs.map(([l, n]) => `${l} ${n}`).join(', ') : '-'} (pages fetched with a 2xx answer; und: not told)`,
         `errors             ${t.errors} (pages whose outcome carries an error code, plus hosts suspended because their robots.txt could not be fetched)`,
         `frontier           ${t.queued} queued, ${t.pruned} pruned by Fish life, ${t.skipped} skipped (robots/scope)`,
         `known URLs         ${t.known} on ${t.hosts} hosts, ${t.links} links`,

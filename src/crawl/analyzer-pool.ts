@@ -6,7 +6,13 @@ import { createAnalyzer, type AnalysisConfig, type AnalysisInput, type PageAnaly
 interface Slot {
   w: Worker;
   busy: number;
+  /** Settles once the thread has loaded (its 'ready' message), or has ended. */
+  ready: Promise<void>;
+  exited: Promise<void>;
 }
+
+/** How long close() waits for a thread to end by itself before terminating it. */
+const CLOSE_GRACE_MS = 10_000;
 
 /**
  * Runs page analysis on worker threads so parsing and scoring use the machine's other cores while
@@ -30,8 +36,13 @@ export class AnalyzerPool {
     this.inline = workers > 0 ? null : createAnalyzer(cfg);
     for (let i = 0; i < workers; i++) {
       const w = new Worker(WORKER_ENTRY, { workerData: cfg });
-      const slot = { w, busy: 0 };
-      w.on('message', (m: { id: number; result?: PageAnalysis; error?: string }) => {
+      let loaded!: () => void;
+      const ready = new Promise<void>((resolve) => (loaded = resolve));
+      const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+      void exited.then(loaded);
+      const slot: Slot = { w, busy: 0, ready, exited };
+      w.on('message', (m: { id: number; result?: PageAnalysis; error?: string; ready?: true }) => {
+        if (m.ready) return loaded();
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
@@ -67,8 +78,24 @@ export class AnalyzerPool {
     });
   }
 
+  /**
+   * Ends the threads. Each is asked to end after the pages sent to it (and only once it has loaded):
+   * a thread terminated while it runs native code (the language detector, or loading it) would
+   * abort the whole process. One that has not ended within CLOSE_GRACE_MS is terminated.
+   */
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((s) => s.w.terminate()));
+    await Promise.all(
+      this.workers.map(async (s) => {
+        s.w.ref(); // (an idle thread is unref'd: the process must wait for it now)
+        await s.ready;
+        s.w.postMessage({ close: true });
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS)));
+        const how = await Promise.race([s.exited, late]);
+        clearTimeout(timer);
+        if (how === 'late') await s.w.terminate();
+      }),
+    );
     this.workers.length = 0;
   }
 

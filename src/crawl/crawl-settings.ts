@@ -6,6 +6,7 @@ import type { NormalizeOptions } from '../url/normalize.js';
 import { createScope, type ScopeDecision, type ScopeOptions } from '../url/scope.js';
 import type { AnalysisConfig } from './page-analysis.js';
 import { loadModelFile } from '../relevance/logistic-model.js';
+import { DEFAULT_SHINGLES } from '../dedup/shingles.js';
 
 /** The URL rules of a configuration (topic `url:`), as normalizeUrl options. */
 export function normalizeOptions(cfg: Config): NormalizeOptions {
@@ -37,6 +38,8 @@ export function analysisConfig(cfg: Config): AnalysisConfig {
     normalize: normalizeOptions(cfg),
     followCanonical: cfg.url.follow_canonical,
     maxLinksPerPage: cfg.limits.max_links_per_page,
+    simhash: cfg.dedup.enabled ? DEFAULT_SHINGLES : null,
+    language: true,
   };
 }
 

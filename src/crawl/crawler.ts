@@ -23,6 +23,7 @@ import type { CrawlBackend, CrawlerOptions, CrawlSummary } from './crawl-types.j
 import { CrawlStats } from './crawl-stats.js';
 import { processFetch, recordedUrl, strategyHears, type ProcessorDeps } from './page-processor.js';
 import { seedFrontier } from './seeds.js';
+import { nearDupIndexOf } from './near-dup-setup.js';
 
 /**
  * The crawl loop (DESIGN.md): the frontier hands out the best URL a polite schedule allows; the
@@ -95,6 +96,9 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       store: this.store, frontier: this.frontier, analyzers: this.analyzers, strategy: this.strategy, scope: this.scope,
       threshold: cfg.relevance.threshold, maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,
       normalize: normalizeOptions(cfg), serial: (fn) => this.serial.run(fn), lookups: new LookupGate(), timing: this.opts.timing,
+      nearDups: null, // filled from the crawl file in open()
+      followDuplicateLinks: cfg.dedup.follow_links,
+      languages: cfg.scope.languages.length ? new Set(cfg.scope.languages) : null,
     };
   }
 
@@ -113,6 +117,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         await start?.done();
       }
       this.stats = new CrawlStats(await this.store.counters(), Date.now); // after the seeds: they are known URLs
+      if (cfg.dedup.enabled) this.deps.nearDups = await nearDupIndexOf(this.store, cfg.dedup.max_distance);
     })());
   }
 

@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
+import { DEFAULT_SHINGLES, MIN_SHINGLES, textSimHash, type ShingleOptions } from '../dedup/shingles.js';
+import { fingerprintBytes } from '../dedup/simhash.js';
 import { decodeHtml } from '../fetch/charset.js';
+import { CldDetector } from '../lang/cld-detector.js';
+import { memoPrepare, type PrepareFn } from '../relevance/keyword-matcher.js';
 import { Parse5Parser } from '../parse/html-parser.js';
 import { ClassifierScorer } from '../relevance/classifier-scorer.js';
 import { KeywordScorer, type KeywordModel } from '../relevance/keyword-scorer.js';
@@ -26,6 +30,10 @@ export interface AnalysisConfig {
   followCanonical: boolean;
   /** `limits.max_links_per_page`: the most links read from a page, the first in document order (default: all). */
   maxLinksPerPage?: number;
+  /** Compute each page's SimHash with these shingle sizes (`dedup.enabled`); null or absent: no SimHash. */
+  simhash?: ShingleOptions | null;
+  /** Detect each page's language (default true). */
+  language?: boolean;
 }
 
 export interface AnalysisInput {
@@ -64,6 +72,13 @@ export interface PageAnalysis {
   relevance: number | null;
   /** 16 bytes of SHA-256 over title and visible text: exact duplicate content. */
   contentHash: Uint8Array | null;
+  /**
+   * The 64-bit SimHash of the visible text's shingles (8 bytes, simhash.ts), for near-duplicates;
+   * null when not asked for, or when the text has fewer than MIN_SHINGLES shingles (too little to tell).
+   */
+  simhash: Uint8Array | null;
+  /** The language of the visible text (ISO 639-1, language-detector.ts); null when it cannot be told. */
+  lang: string | null;
   links: AnalyzedLink[];
   /** Links left out before the frontier, by reason (invalid, self, host, include, exclude, media, …). */
   dropped: Record<string, number>;
@@ -99,11 +114,13 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
   const scope = createScope(cfg.scope, cfg.scopeOptions);
   const norm = cfg.normalize;
   const maxLinks = cfg.maxLinksPerPage ?? Infinity;
+  const shingles = cfg.simhash ?? null;
+  const language = cfg.language === false ? null : new CldDetector();
   return (input) => {
     const body = Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength);
     const stored = compressBody(body);
     const out: PageAnalysis = {
-      charset: null, title: null, relevance: null, contentHash: null, links: [], dropped: {}, canonical: null,
+      charset: null, title: null, relevance: null, contentHash: null, simhash: null, lang: null, links: [], dropped: {}, canonical: null,
       linksCut: null, noindex: false, nofollow: false, stored,
     };
     if (!input.html) return out;
@@ -117,7 +134,14 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
       out.charset = decoded.charset;
     }
     out.title = page.title;
-    out.relevance = scorer.score({ url: input.url, title: page.title, headings: page.headings, anchors: input.anchors, body: page.text });
+    // the page's texts are prepared (lower-cased, folded, scanned) once, for the score and the SimHash
+    const prepare = memoPrepare();
+    out.relevance = scorer.score({ url: input.url, title: page.title, headings: page.headings, anchors: input.anchors, body: page.text }, prepare);
+    if (shingles) {
+      const sh = textSimHash(prepare(page.text), shingles);
+      if (sh.shingles >= MIN_SHINGLES) out.simhash = fingerprintBytes(sh.fingerprint);
+    }
+    if (language) out.lang = language.detect(page.text);
     out.contentHash = new Uint8Array(createHash('sha256').update(page.title).update('\n').update(page.text).digest().subarray(0, 16));
     out.noindex = page.robots.noindex;
     out.nofollow = page.robots.nofollow;
@@ -170,6 +194,8 @@ export function createPageScorer(cfg: Pick<AnalysisConfig, 'keywords' | 'fields'
 
 /** A page scorer that also scores short texts (anchor text, link context). */
 export interface TextScorer extends RelevanceScorer {
+  /** The page's score; `prepare` (a memoPrepare) lets the caller reuse the prepared texts afterwards. */
+  score(doc: Parameters<RelevanceScorer['score']>[0], prepare?: PrepareFn): number;
   scoreText(text: string): number;
 }
 

@@ -14,6 +14,9 @@ import type { LookupGate } from './lookup-gate.js';
 import type { StrategyTiming } from './strategy-timing.js';
 import type { LinksCut, PageAnalysis } from './page-analysis.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
+import type { NearDupIndex } from '../dedup/near-dup-index.js';
+import { fingerprintOf } from '../dedup/simhash.js';
+import type { DuplicateOf } from '../store/store.js';
 
 export interface ProcessorDeps {
   store: Store;
@@ -31,11 +34,18 @@ export interface ProcessorDeps {
   lookups: LookupGate;
   /** Hears how long the strategy's calls took (monitoring); absent: they are not timed. */
   timing?: StrategyTiming;
+  /** The fingerprints of the pages fetched so far (`dedup.enabled`), or null: no near-duplicate detection. */
+  nearDups: NearDupIndex | null;
+  /** `dedup.follow_links`: a near-duplicate's links are followed. */
+  followDuplicateLinks: boolean;
+  /** `scope.languages` (null: any language): a page detected in another one is out of scope. */
+  languages: ReadonlySet<string> | null;
 }
 
 /** What one page added to the crawl, for stats and events. */
 export interface ProcessedPage {
   event: PageEvent;
+  /** Counts as a relevant page in the harvest: relevant, not a duplicate, in a language in scope. */
   relevant: boolean;
   error: boolean;
   newUrls: number;
@@ -108,7 +118,11 @@ async function recordFetch(
 ): Promise<{ page: ProcessedPage; answer: Promise<IntakeAnswer> | null }> {
   const { store } = deps;
   const relevance = analysis?.relevance ?? null;
-  const relevant = relevance !== null && relevance >= deps.threshold;
+  // a page in a language out of scope is not relevant to the topic, whatever its score
+  const lang = analysis?.lang ?? null;
+  const outOfLanguage = deps.languages !== null && lang !== null && !deps.languages.has(lang);
+  const relevant = relevance !== null && relevance >= deps.threshold && !outOfLanguage;
+  let duplicateOf: DuplicateOf | null = null;
   let error: string | null = res.error?.code ?? (res.status >= 400 ? 'E_HTTP' : null);
   let note: string | null = res.error?.message ?? null;
   if (notHtml) note = `not parsed: ${res.contentType ?? 'no content type'}`;
@@ -134,8 +148,16 @@ async function recordFetch(
     contentHash = Buffer.from(analysis.contentHash);
     const dup = await store.findByContentHash(contentHash);
     const notes: string[] = [];
-    if (dup !== undefined && dup !== item.id) notes.push(`duplicate content of url #${dup}`);
-    else if (analysis.nofollow) notes.push('meta robots nofollow');
+    const exact = dup !== undefined && dup !== item.id;
+    if (exact) duplicateOf = { id: dup, distance: 0 };
+    else if (deps.nearDups && analysis.simhash) duplicateOf = deps.nearDups.find(fingerprintOf(analysis.simhash), item.id);
+    if (deps.nearDups && analysis.simhash) deps.nearDups.add(item.id, fingerprintOf(analysis.simhash));
+    if (outOfLanguage) notes.push(`language ${lang} not in scope.languages`);
+    if (exact) notes.push(`duplicate content of url #${dup}`);
+    else if (duplicateOf) notes.push(`near-duplicate of url #${duplicateOf.id} (SimHash distance ${duplicateOf.distance})`);
+    if (exact || outOfLanguage || (duplicateOf && !deps.followDuplicateLinks)) {
+      // links not followed
+    } else if (analysis.nofollow) notes.push('meta robots nofollow');
     else {
       if (analysis.linksCut) notes.push(linksCutNote((linksCut = analysis.linksCut)));
       if (analysis.links.length) {
@@ -156,6 +178,7 @@ async function recordFetch(
   const fetchSeq = (await store.recordPage({
     url: recordedUrl(item), state: res.status > 0 ? UrlState.FETCHED : UrlState.FAILED, status: res.status, error, note,
     relevance, relevant: relevance === null ? null : relevant, contentHash, fetchedAt,
+    simhash: analysis?.simhash ?? null, lang, duplicateOf,
     response: res.status > 0
       ? {
           status: res.status, headers: res.headers, contentType: res.contentType, charset: analysis?.charset ?? null,
@@ -177,8 +200,10 @@ async function recordFetch(
       url: item.url, host: item.host, status: res.status, depth: item.depth, relevance, relevant: relevance === null ? null : relevant,
       priority: item.priority, error: error ?? undefined, bytes: res.body.length, seq: fetchSeq, newUrls,
       ...(linksCut ? { linksCut } : {}),
+      ...(lang ? { lang } : {}),
+      ...(duplicateOf ? { duplicateOf } : {}),
     },
-    relevant,
+    relevant: relevant && duplicateOf === null,
     error: isError,
     newUrls,
     pruned,

@@ -3,7 +3,14 @@ import { createAnalyzer, type AnalysisConfig, type AnalysisInput } from './page-
 
 /** Worker thread: runs page analysis for the main thread (analyzer-pool.ts). */
 const analyze = createAnalyzer(workerData as AnalysisConfig);
-parentPort!.on('message', (msg: { id: number; input: AnalysisInput }) => {
+// loaded (the language detector's native module included): from now on the thread may be ended
+parentPort!.postMessage({ ready: true });
+parentPort!.on('message', (msg: { id: number; input: AnalysisInput } | { close: true }) => {
+  // the pool's close: after the pages sent before it, at a point where no native code runs
+  if ('close' in msg) {
+    parentPort!.close();
+    return;
+  }
   try {
     parentPort!.postMessage({ id: msg.id, result: analyze(msg.input) });
   } catch (err) {

@@ -78,7 +78,8 @@ export function evaluationLabel(config: Config, corpus: Corpus): string {
 }
 
 /**
- * Whether each fetched page of a crawl was relevant, in fetch order (`fetch_seq`). `dbPath` is a
+ * Whether each fetched page of a crawl was relevant, in fetch order (`fetch_seq`): labelled, and no
+ * duplicate of a page fetched before it (exact or near: README, near-duplicates). `dbPath` is a
  * crawl file, or the segments of a distributed crawl (files or folders; merged in order of fetch
  * time, see store/segments.ts). E_STORE if a file is not a complete crawl file (its tables missing).
  */
@@ -98,7 +99,7 @@ function fetchOrder(dbPath: string | readonly string[], truth: ReadonlySet<strin
   }
   try {
     const rows = recordedInFetchOrder(crawl.db);
-    return { relevant: rows.map((r) => truth.has(r.url)), ok: rows.filter((r) => r.status !== null && r.status >= 200 && r.status < 300).length };
+    return { relevant: rows.map((r) => truth.has(r.url) && !r.dup), ok: rows.filter((r) => r.status !== null && r.status >= 200 && r.status < 300).length };
   } catch (err) {
     throw storeError(name, err, 'reading the crawl: ');
   } finally {

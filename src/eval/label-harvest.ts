@@ -16,7 +16,8 @@ export interface LabelHarvest {
 /**
  * Harvest rate of a crawl measured against ground-truth labels (DESIGN.md): relevant pages fetched
  * / pages fetched, and target recall = relevant pages fetched / relevant pages in the corpus. A
- * page is relevant when its labels include `label`. URLs are compared in normalised form. `db` is a
+ * page is relevant when its labels include `label` and it duplicates no page fetched before it
+ * (exact or near: a copy is no new relevant page). URLs are compared in normalised form. `db` is a
  * crawl file or the merged view of a crawl's segments (store/segments.ts: openCrawl).
  */
 export function labelHarvest(db: Database.Database, labels: Map<string, string[]>, label: string): LabelHarvest {
@@ -26,9 +27,9 @@ export function labelHarvest(db: Database.Database, labels: Map<string, string[]
   }
   let fetched = 0;
   let relevant = 0;
-  for (const url of recordedUrls(db)) {
+  for (const { url, dup } of recordedUrls(db)) {
     fetched++;
-    if (truth.has(url)) relevant++;
+    if (truth.has(url) && !dup) relevant++;
   }
   return {
     label, fetched, relevant, harvestRate: fetched ? relevant / fetched : 0, relevantInCorpus: truth.size, corpusPages: labels.size,

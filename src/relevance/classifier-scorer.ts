@@ -29,9 +29,10 @@ export class ClassifierScorer implements RelevanceScorer {
     return predict(this.model, pageFeatures(doc, this.model.bits, prepare));
   }
 
-  score(doc: ScorableDoc): number {
+  /** `prepare`: the caller's own memoPrepare, to reuse the prepared texts after scoring. */
+  score(doc: ScorableDoc, given?: PrepareFn): number {
     // a blend needs the page's texts prepared for both: once
-    const prepare = this.weight > 0 && this.weight < 1 ? memoPrepare() : prepareText;
+    const prepare = given ?? (this.weight > 0 && this.weight < 1 ? memoPrepare() : prepareText);
     const p = this.weight > 0 ? this.probability(doc, prepare) : 0;
     const k = this.weight < 1 ? this.keywords.score(doc, prepare) : 0;
     return this.weight * p + (1 - this.weight) * k;

@@ -295,12 +295,12 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
 
   /** The links a changed page has that it did not have before, through the frontier (the others were counted when it was first fetched). */
   private async takeLinks(p: DueWork, analysis: PageAnalysis): Promise<{ page: PageInfo; out: IntakeResult; answer: IntakeAnswer } | null> {
-    if (analysis.nofollow) return null;
+    if (analysis.nofollow || !this.inLanguage(analysis)) return null;
     const had = this.rs.linkedHashes(p.urlId);
     const fresh = analysis.links.filter((l) => !had.has(Buffer.from(l.hash).toString('hex')));
     if (fresh.length === 0) return null;
     const u = this.rs.pageInfo(p.urlId);
-    const relevant = analysis.relevance !== null && analysis.relevance >= this.cfg.relevance.threshold;
+    const relevant = analysis.relevance !== null && analysis.relevance >= this.cfg.relevance.threshold && this.inLanguage(analysis);
     const page = { id: p.urlId, url: p.url, depth: u.depth, life: u.life, priority: u.priority, relevance: analysis.relevance, relevant };
     const out = await intakeLinks({ frontier: this.state.frontier, strategy: this.state.strategy, maxDepth: this.cfg.limits.max_depth }, page, fresh);
     // (a recrawl runs on the crawl file's own frontier: the answer, and the links' ids, are final)
@@ -328,11 +328,17 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       wireBytes: res.wireBytes, fetchedAt: at, elapsedMs: res.elapsedMs,
     });
     if (!analysis) return 0;
-    const relevant = analysis.relevance === null ? null : analysis.relevance >= this.cfg.relevance.threshold;
-    this.rs.updateContent(p.urlId, analysis.contentHash ? Buffer.from(analysis.contentHash) : null, analysis.relevance, relevant);
+    const relevant = analysis.relevance === null ? null : analysis.relevance >= this.cfg.relevance.threshold && this.inLanguage(analysis);
+    this.rs.updateContent(p.urlId, analysis.contentHash ? Buffer.from(analysis.contentHash) : null, analysis.relevance, relevant, analysis.simhash, analysis.lang);
     if (!links) return 0;
     file.recordLinks(p.urlId, links.out.links.filter(Boolean));
     return links.answer.added - links.answer.pruned;
+  }
+
+  /** Whether a page's language is in `scope.languages` (any language when the list is empty, or when it cannot be told). */
+  private inLanguage(analysis: PageAnalysis): boolean {
+    const langs = this.cfg.scope.languages;
+    return langs.length === 0 || analysis.lang === null || langs.includes(analysis.lang);
   }
 
   private count(outcome: CheckOutcome, wire: number, saved: number, newUrls: number): void {

@@ -56,6 +56,7 @@ export class CrawlFileStore implements Store {
       f.recordOutcome({
         urlId: u.id, state: rec.state, status: rec.status, error: rec.error, relevance: rec.relevance, relevant: rec.relevant,
         contentHash: rec.contentHash, fetchedAt: rec.fetchedAt, fetchSeq, fetchPriority: u.priority, note: rec.note,
+        simhash: rec.simhash, lang: rec.lang, duplicateOf: rec.duplicateOf,
       });
       if (rec.hostCounts) f.bumpHost(u.host.id, rec.hostCounts.fetched, rec.hostCounts.errors);
       return fetchSeq;
@@ -76,6 +77,10 @@ export class CrawlFileStore implements Store {
 
   async findByContentHash(hash: Buffer): Promise<number | undefined> {
     return this.file.findByContentHash(hash);
+  }
+
+  async fingerprints(): Promise<{ id: number; simhash: Uint8Array }[]> {
+    return this.file.fingerprints();
   }
 
   async setHostRobots(host: HostRef, status: string, crawlDelayMs: number | null): Promise<void> {

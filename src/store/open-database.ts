@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { TopicrawlError } from '../errors.js';
 import { APPLICATION_ID, inspectCrawlFile, notOurs } from './crawl-file-identity.js';
-import { DDL, MIGRATIONS, REVISIT_LM_COLUMNS, SCHEMA_VERSION } from './schema.js';
+import { DDL, MIGRATIONS, REVISIT_LM_COLUMNS, SCHEMA_VERSION, URL_DEDUP_COLUMNS } from './schema.js';
 
 /** The files SQLite and the frontier keep beside a crawl file (not its lock). */
 export const CRAWL_FILE_SIDES = ['-wal', '-shm', '-journal', '-queues'] as const;
@@ -41,6 +41,8 @@ export function openDatabase(path: string, opts: { readonly?: boolean } = {}): D
       db.exec(MIGRATIONS);
       const cols = db.prepare('PRAGMA table_info(urls)').all() as { name: string }[];
       if (!cols.some((c) => c.name === 'fp')) db.exec('ALTER TABLE urls ADD COLUMN fp INTEGER');
+      // crawl files written before near-duplicates and languages
+      for (const [name, decl] of URL_DEDUP_COLUMNS) if (!cols.some((c) => c.name === name)) db.exec(`ALTER TABLE urls ADD COLUMN ${name} ${decl}`);
       // crawl files written before revisits kept Last-Modified evidence
       const rcols = new Set((db.prepare('PRAGMA table_info(revisits)').all() as { name: string }[]).map((c) => c.name));
       for (const [name, decl] of REVISIT_LM_COLUMNS) if (!rcols.has(name)) db.exec(`ALTER TABLE revisits ADD COLUMN ${name} ${decl}`);
@@ -94,4 +96,14 @@ export function storeError(path: string, err: unknown, what = ''): TopicrawlErro
   if (err instanceof TopicrawlError) return err;
   const sqlite = err instanceof Database.SqliteError ? { sqlite: err.code } : {};
   return new TopicrawlError('E_STORE', `${path}: ${what}${(err as Error)?.message ?? String(err)}`, { path, ...sqlite }, { cause: err });
+}
+
+/**
+ * Whether the file's `urls` table has the near-duplicate and language columns (URL_DEDUP_COLUMNS):
+ * a file written before them and opened read-only has not; its reports show no near-duplicates and
+ * no languages.
+ */
+export function urlsHasDedupColumns(db: Database.Database): boolean {
+  const cols = new Set((db.prepare('PRAGMA table_info(urls)').all() as { name: string }[]).map((c) => c.name));
+  return URL_DEDUP_COLUMNS.every(([name]) => cols.has(name));
 }

@@ -135,7 +135,7 @@ export class RevisitStore {
       storedBytes: db.prepare('SELECT body_bytes FROM responses WHERE url_id = ?'),
       deleteResponse: db.prepare('DELETE FROM responses WHERE url_id = ?'),
       noteDeleted: db.prepare('UPDATE urls SET content_hash = NULL, note = ? WHERE id = ?'),
-      updateContent: db.prepare('UPDATE urls SET content_hash = ?, relevance = ?, relevant = ? WHERE id = ?'),
+      updateContent: db.prepare('UPDATE urls SET content_hash = ?, relevance = ?, relevant = ?, simhash = ?, lang = ? WHERE id = ?'),
       rows: db.prepare('SELECT * FROM revisits WHERE deleted_at IS NULL'),
       oneUrlPerHost: db.prepare('SELECT MIN(u.url) AS url FROM revisits v JOIN urls u ON u.id = v.url_id WHERE v.deleted_at IS NULL GROUP BY u.host_id'),
       postpone: db.prepare('UPDATE revisits SET next_at = ? WHERE url_id = ?'),
@@ -219,9 +219,12 @@ export class RevisitStore {
     this.st.noteDeleted.run(note.slice(0, 500), urlId);
   }
 
-  /** After a changed page was stored again: the crawl's content hash and relevance of the new version. */
-  updateContent(urlId: number, contentHash: Buffer | null, relevance: number | null, relevant: boolean | null): void {
-    this.st.updateContent.run(contentHash, relevance, relevant === null ? null : relevant ? 1 : 0, urlId);
+  /**
+   * After a changed page was stored again: the crawl's content hash, relevance, SimHash and language
+   * of the new version (whether it duplicates another page stays what its first fetch found).
+   */
+  updateContent(urlId: number, contentHash: Buffer | null, relevance: number | null, relevant: boolean | null, simhash: Uint8Array | null = null, lang: string | null = null): void {
+    this.st.updateContent.run(contentHash, relevance, relevant === null ? null : relevant ? 1 : 0, simhash, lang, urlId);
   }
 }
 

@@ -49,7 +49,11 @@ CREATE TABLE IF NOT EXISTS urls (
   relevance      REAL,
   relevant       INTEGER,
   content_hash   BLOB,
-  note           TEXT
+  note           TEXT,
+  simhash        BLOB,                           -- 8 bytes: 64-bit SimHash of the text's shingles (src/dedup/), for near-duplicates
+  lang           TEXT,                           -- language of the text (ISO 639-1, src/lang/); NULL: not told
+  dup_of         INTEGER,                        -- the earlier page this one duplicates (exact content, or SimHash within dedup.max_distance)
+  dup_distance   INTEGER                         -- bits between their SimHashes (0 for exact duplicate content)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS urls_fetch_seq ON urls(fetch_seq) WHERE fetch_seq IS NOT NULL;
 CREATE INDEX IF NOT EXISTS urls_content_hash ON urls(content_hash) WHERE content_hash IS NOT NULL;
@@ -131,6 +135,18 @@ export const REVISIT_LM_COLUMNS: readonly (readonly [string, string])[] = [
 ];
 
 export const MIGRATIONS = `DROP INDEX IF EXISTS urls_queue;`;
+
+/**
+ * Columns added to `urls` after files with that table existed (near-duplicates and language,
+ * issue 14): added on a writable open when missing. Readers of older files opened read-only check
+ * for them (see {@link urlsHasDedupColumns}): such a file has no near-duplicates and no languages.
+ */
+export const URL_DEDUP_COLUMNS: readonly (readonly [string, string])[] = [
+  ['simhash', 'BLOB'],
+  ['lang', 'TEXT'],
+  ['dup_of', 'INTEGER'],
+  ['dup_distance', 'INTEGER'],
+];
 
 /** Meta key: how many times a host was suspended because its robots.txt could not be fetched (an error with no page outcome). */
 export const ROBOTS_UNREACHABLE_KEY = 'robots_unreachable';

@@ -44,7 +44,7 @@ const BEATS = `(${rank('excluded.')} > ${rank('urls.')} OR (${rank('excluded.')}
 const STAGED = ['meta', 'hosts', 'urls', 'links', 'revisits', 'checks', 'responses'] as const;
 
 /** Blob columns of the schema that hold hashes (copied as hex). */
-const HASH_COLUMNS = new Set(['hash', 'content_hash']);
+const HASH_COLUMNS = new Set(['hash', 'content_hash', 'simhash']);
 
 const columnsOf = (db: Database.Database, schema: string, table: string): string[] =>
   (db.prepare(`PRAGMA ${schema}.table_info(${table})`).all() as { name: string }[]).map((c) => c.name);

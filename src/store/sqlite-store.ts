@@ -66,7 +66,7 @@ export class SqliteStore implements SyncStore {
       outcome: db.prepare(
         `UPDATE urls SET state = @state, status = @status, error = @error, relevance = @relevance, relevant = @relevant,
            content_hash = @contentHash, fetched_at = @fetchedAt, fetch_seq = @fetchSeq, fetch_priority = @fetchPriority,
-           note = COALESCE(@note, note) WHERE id = @urlId`,
+           note = COALESCE(@note, note), simhash = @simhash, lang = @lang, dup_of = @dupOf, dup_distance = @dupDistance WHERE id = @urlId`,
       ),
       response: db.prepare(
         `INSERT OR REPLACE INTO responses (url_id, status, headers, content_type, charset, title, body, body_codec, body_bytes, wire_bytes, fetched_at, elapsed_ms)
@@ -74,6 +74,7 @@ export class SqliteStore implements SyncStore {
       ),
       anchors: db.prepare("SELECT anchor FROM links WHERE to_id = ? AND anchor <> '' LIMIT 50"),
       byContent: db.prepare('SELECT id FROM urls WHERE content_hash = ? AND state = 2 LIMIT 1'),
+      fingerprints: db.prepare('SELECT id, simhash FROM urls WHERE simhash IS NOT NULL AND fetch_seq IS NOT NULL ORDER BY fetch_seq'),
       bumpHost: db.prepare('UPDATE hosts SET fetched = fetched + ?, errors = errors + ? WHERE id = ?'),
       hostRobots: db.prepare('UPDATE hosts SET robots_status = ?, crawl_delay_ms = ?, robots_at = ? WHERE id = ?'),
       metrics: db.prepare(
@@ -188,7 +189,8 @@ export class SqliteStore implements SyncStore {
     this.st.outcome.run({
       urlId: o.urlId, state: o.state, status: o.status, error: o.error, relevance: o.relevance,
       relevant: o.relevant === null ? null : o.relevant ? 1 : 0, contentHash: o.contentHash, fetchedAt: o.fetchedAt,
-      fetchSeq: o.fetchSeq, fetchPriority: o.fetchPriority, note: o.note ?? null,
+      fetchSeq: o.fetchSeq, fetchPriority: o.fetchPriority, note: o.note ?? null, simhash: o.simhash ?? null, lang: o.lang ?? null,
+      dupOf: o.duplicateOf?.id ?? null, dupDistance: o.duplicateOf?.distance ?? null,
     });
   }
 
@@ -247,6 +249,10 @@ export class SqliteStore implements SyncStore {
 
   findByContentHash(hash: Buffer): number | undefined {
     return (this.st.byContent.get(hash) as { id: number } | undefined)?.id;
+  }
+
+  fingerprints(): { id: number; simhash: Uint8Array }[] {
+    return this.st.fingerprints.all() as { id: number; simhash: Uint8Array }[];
   }
 
   bumpHost(hostId: number, fetched: number, errors: number): void {

@@ -36,6 +36,11 @@ export interface Store {
   anchorsTo(urlId: number): Promise<string[]>;
   /** Id of a fetched page with this content hash, if any. */
   findByContentHash(hash: Buffer): Promise<number | undefined>;
+  /**
+   * The SimHash fingerprints of the pages recorded so far, in fetch order (the near-duplicate index
+   * is rebuilt from them when a crawl starts). A segment of a shared crawl has only its own pages.
+   */
+  fingerprints(): Promise<{ id: number; simhash: Uint8Array }[]>;
   /** A host's robots.txt as read (status, Crawl-delay). */
   setHostRobots(host: HostRef, status: string, crawlDelayMs: number | null): Promise<void>;
   /** A host given up for the run because its robots.txt could not be fetched: an error of the crawl with no page outcome. */
@@ -91,6 +96,10 @@ export interface PageRecord {
   relevance: number | null;
   relevant: boolean | null;
   contentHash: Buffer | null;
+  /** The page's SimHash (8 bytes), language and the earlier page it duplicates (see PageOutcome); absent: none. */
+  simhash?: Uint8Array | null;
+  lang?: string | null;
+  duplicateOf?: DuplicateOf | null;
   fetchedAt: number;
   /** false: recorded without a fetch sequence number (robots.txt skipped it); default true. */
   fetched?: boolean;
@@ -119,6 +128,8 @@ export interface SyncStore {
   anchorsTo(urlId: number): string[];
   /** Id of a fetched page with this content hash, if any. */
   findByContentHash(hash: Buffer): number | undefined;
+  /** See {@link Store.fingerprints}. */
+  fingerprints(): { id: number; simhash: Uint8Array }[];
   /** Host counters. */
   bumpHost(hostId: number, fetched: number, errors: number): void;
   setHostRobots(hostId: number, status: string, crawlDelayMs: number | null): void;
@@ -144,6 +155,12 @@ export interface PageOutcome {
   relevance: number | null;
   relevant: boolean | null;
   contentHash: Buffer | null;
+  /** 8 bytes (src/dedup/simhash.ts); null: none (not HTML, too little text, dedup off) */
+  simhash?: Uint8Array | null;
+  /** ISO 639-1 code; null: not told */
+  lang?: string | null;
+  /** The earlier page whose content this page duplicates: exactly (distance 0) or within dedup.max_distance. */
+  duplicateOf?: DuplicateOf | null;
   fetchedAt: number;
   /** null for URLs never fetched (robots.txt) */
   fetchSeq: number | null;
@@ -188,4 +205,10 @@ export interface StoreCounters {
   known: number;
   queued: number;
   pruned: number;
+}
+
+/** The page a page duplicates, and how far apart their SimHashes are (0: the same content). */
+export interface DuplicateOf {
+  id: number;
+  distance: number;
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { TopicrawlError } from '../errors.js';
 import type { UrlState } from '../frontier/url-state.js';
-import { openDatabase } from './open-database.js';
+import { openDatabase, urlsHasDedupColumns } from './open-database.js';
 
 /**
  * Read-only queries about single URLs and the crawl's meta, for `explain`, evaluation, resume and
@@ -39,14 +39,23 @@ export function hostFetchedCounts(db: Database.Database): { id: number; fetched:
   return db.prepare('SELECT id, fetched FROM hosts').all() as { id: number; fetched: number }[];
 }
 
-/** The URL of every page with a recorded outcome (fetched or failed), in no particular order. */
-export function* recordedUrls(db: Database.Database): Generator<string> {
-  yield* db.prepare('SELECT url FROM urls WHERE fetch_seq IS NOT NULL').pluck().iterate() as Iterable<string>;
+/** SQL: 1 when the row's page duplicates an earlier one (exact or near), else 0; 0 in a file without the column. */
+const dupFlag = (db: Database.Database) => (urlsHasDedupColumns(db) ? '(dup_of IS NOT NULL)' : '0');
+
+/**
+ * Every page with a recorded outcome (fetched or failed), in no particular order, with whether it
+ * duplicates an earlier page (`dup`: a harvest does not count it as a new relevant page).
+ */
+export function* recordedUrls(db: Database.Database): Generator<{ url: string; dup: boolean }> {
+  for (const r of db.prepare(`SELECT url, ${dupFlag(db)} AS dup FROM urls WHERE fetch_seq IS NOT NULL`).iterate() as Iterable<{ url: string; dup: number }>) {
+    yield { url: r.url, dup: r.dup === 1 };
+  }
 }
 
-/** Every page with a recorded outcome in fetch order, with its HTTP status (null or 0: no response). */
-export function recordedInFetchOrder(db: Database.Database): { url: string; status: number | null }[] {
-  return db.prepare('SELECT url, status FROM urls WHERE fetch_seq IS NOT NULL ORDER BY fetch_seq').all() as { url: string; status: number | null }[];
+/** Every page with a recorded outcome in fetch order, with its HTTP status (null or 0: no response) and whether it is a duplicate. */
+export function recordedInFetchOrder(db: Database.Database): { url: string; status: number | null; dup: boolean }[] {
+  return (db.prepare(`SELECT url, status, ${dupFlag(db)} AS dup FROM urls WHERE fetch_seq IS NOT NULL ORDER BY fetch_seq`).all() as { url: string; status: number | null; dup: number }[])
+    .map((r) => ({ url: r.url, status: r.status, dup: r.dup === 1 }));
 }
 
 /** What the file holds about one URL (columns of `urls`, named as in the schema). */

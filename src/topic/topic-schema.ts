@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_INDEX_DISTANCE } from '../dedup/band-index.js';
 import { DEFAULT_REVISIT_CLASSES } from '../revisit/default-classes.js';
 
 /**
@@ -19,9 +20,13 @@ export const TopicSchema = z
         include: z.array(z.string().min(1)).default([]).describe('Regular expressions; when non-empty a URL must match one.'),
         exclude: z.array(z.string().min(1)).default([]).describe('Regular expressions; a URL matching any is skipped.'),
         exclude_traps: z.boolean().default(true).describe('Also skip the built-in trap patterns: calendars, ?sort=/order=, faceted filters, session ids.'),
+        languages: z
+          .array(z.string().regex(/^[a-z]{2,3}$/, 'a language code such as zh or en (ISO 639-1, lower case)'))
+          .default([])
+          .describe('Page languages in scope (ISO 639-1: zh, en, …). A fetched page detected in another language counts in no harvest and its links are not followed. Empty: any language.'),
       })
       .strict()
-      .default({ hosts: [], include: [], exclude: [], exclude_traps: true }),
+      .default({ hosts: [], include: [], exclude: [], exclude_traps: true, languages: [] }),
     url: z
       .object({
         strip_params: z.array(z.string().min(1)).default([]).describe('More query parameters to remove (a trailing * makes a prefix: "ref_*").'),
@@ -146,6 +151,21 @@ export const TopicSchema = z
         connect_timeout_ms: 10_000, headers_timeout_ms: 15_000, body_timeout_ms: 30_000, max_redirects: 5,
         max_retries: 2, retry_base_ms: 1000, max_backoff_ms: 600_000, allow_private: false,
       }),
+    dedup: z
+      .object({
+        enabled: z.boolean().default(true).describe('Detect near-duplicates: pages whose text SimHash is within max_distance bits of a page fetched before.'),
+        max_distance: z
+          .number()
+          .int()
+          .min(0)
+          .max(MAX_INDEX_DISTANCE)
+          .default(3)
+          .describe('Largest Hamming distance between two 64-bit SimHashes that makes a near-duplicate (3: Manku et al., WWW 2007).'),
+        follow_links: z.boolean().default(true).describe('Follow the links of a near-duplicate (an exact duplicate\'s links are never followed again).'),
+      })
+      .strict()
+      .default({ enabled: true, max_distance: 3, follow_links: true })
+      .describe('Near-duplicate pages: recorded with the page they duplicate; they count in no harvest.'),
     training: z
       .object({
         corpus: z.string().min(1).optional().describe('A labelled corpus folder (corpus.json, site/, labels.tsv); relative to the topic file.'),

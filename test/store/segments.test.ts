@@ -6,7 +6,7 @@ import { runExport, runStats } from '../../src/cli/report-commands.js';
 import { labelHarvest } from '../../src/eval/label-harvest.js';
 import { fetchOrderRelevance } from '../../src/eval/eval-runner.js';
 import { UrlState } from '../../src/frontier/url-state.js';
-import { crawlTotals, exportRows, statusByHost } from '../../src/store/crawl-report.js';
+import { crawlTotals, pagesByLanguage, exportRows, statusByHost } from '../../src/store/crawl-report.js';
 import { openDatabase } from '../../src/store/open-database.js';
 import { crawlFilePaths, openCrawl } from '../../src/store/segments.js';
 import { errorOf } from '../helpers/error-of.js';
@@ -209,7 +209,7 @@ describe('a crawl read from its segments', () => {
     const direct = openDatabase(files[1], { readonly: true });
     let expected: unknown;
     try {
-      expected = { totals: crawlTotals(direct), hosts: statusByHost(direct) };
+      expected = { totals: crawlTotals(direct), languages: pagesByLanguage(direct), hosts: statusByHost(direct) };
     } finally {
       direct.close();
     }

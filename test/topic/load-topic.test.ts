@@ -25,7 +25,8 @@ describe('loadTopicFile', () => {
     expect(t.keywords).toEqual({ 烟草: 2, tobacco: 1.5, travel: -1 });
     expect(t.strategy.name).toBe('best-first-fish');
     expect(t.politeness.delay_ms).toBe(1000);
-    expect(t.scope).toEqual({ hosts: [], include: [], exclude: [], exclude_traps: true });
+    expect(t.scope).toEqual({ hosts: [], include: [], exclude: [], exclude_traps: true, languages: [] });
+    expect(t.dedup).toEqual({ enabled: true, max_distance: 3, follow_links: true });
   });
 
   it('accepts a UTF-8 byte order mark', () => {

@@ -1,0 +1,214 @@
+/**
+ * The text shingles of a page and their SimHash, from the units the relevance scorer's scanner
+ * already made of the page's text (scan.ts: English words lower-cased, stemmed, stop words dropped;
+ * runs of CJK characters, script-folded to simplified; sentence breaks): nothing is tokenised twice.
+ *
+ * - Words: every run of `words` consecutive word units inside one sentence is a shingle (w-shingling,
+ *   Broder 1997); a sentence shorter than that is one shingle when it has at least 2 words (a
+ *   one-word line, such as a menu item, is none).
+ * - CJK: Chinese is written without spaces, so inside each run of CJK characters every `cjk`
+ *   consecutive characters are a shingle (character n-grams); a shorter run of at least 2 characters
+ *   is one shingle. Folding makes a traditional copy of a simplified page the same shingles.
+ * - No shingle spans a sentence break, so paragraphs in another order give the same shingles.
+ * - Boilerplate: lines (the page's block boundaries) of fewer than `minLineWords` words (20, not
+ *   counting stop words and numbers; CJK characters / 1.6) are left out: menus, bylines, dates,
+ *   share bars, "related" teasers, copyright lines, so that one article in two sites' templates
+ *   gets nearly one fingerprint. A page whose long lines make fewer than MIN_SHINGLES shingles
+ *   (lists, forums, short pages) is fingerprinted on all its lines instead. A long paragraph of
+ *   boilerplate (a site's "about us" blurb on every page) stays in: see the README's figures.
+ *
+ * Each unit (word or CJK character) is hashed once with xxHash64 (@node-rs/xxhash), memoised; a
+ * shingle's 64-bit hash combines its units' hashes in order (multiply-xor-rotate on each 32-bit
+ * half, then murmur3's finaliser), so a page costs one native call per new word, not per shingle.
+ */
+import { xxh64 } from '@node-rs/xxhash';
+import type { PreparedText } from '../relevance/keyword-matcher.js';
+import { CJK_CHARS_PER_WORD, SENTENCE_BREAK } from '../relevance/scan.js';
+import { isCjk } from '../relevance/chars.js';
+import { SimHashBuilder, type Fingerprint } from './simhash.js';
+
+/** Shingle sizes (see the file header). */
+export interface ShingleOptions {
+  /** Word units per shingle (space-delimited scripts). */
+  words: number;
+  /** Characters per shingle inside a CJK run. */
+  cjk: number;
+  /** Lines with fewer words than this are left out (boilerplate: menus, bylines, footers); 0: none. */
+  minLineWords: number;
+}
+
+/** The sizes the crawl uses: measured with scripts/bench-near-dup.ts (README, near-duplicates). */
+export const DEFAULT_SHINGLES: Readonly<ShingleOptions> = Object.freeze({ words: 3, cjk: 3, minLineWords: 20 });
+
+/**
+ * Pages with fewer shingles than this get no SimHash: a few lines of text say too little (one
+ * edit moves the hash by many bits, and two such pages of one template look alike).
+ */
+export const MIN_SHINGLES = 8;
+
+/** A page's SimHash and how many shingle occurrences made it. */
+export interface TextSimHash {
+  fingerprint: Fingerprint;
+  shingles: number;
+}
+
+const MEMO_MAX = 200_000;
+let memoHi = new Map<string, number>();
+let memoLo = new Map<string, number>();
+const MASK32 = 0xffffffffn;
+
+/** xxHash64 of a unit, as two 32-bit halves (`out[0]` hi, `out[1]` lo), memoised. */
+function unitHash(unit: string, out: Int32Array, at: number): void {
+  let hi = memoHi.get(unit);
+  let lo: number;
+  if (hi === undefined) {
+    const h = xxh64(unit);
+    hi = Number(h >> 32n) | 0;
+    lo = Number(h & MASK32) | 0;
+    if (memoHi.size >= MEMO_MAX) {
+      memoHi = new Map();
+      memoLo = new Map();
+    }
+    if (unit.length <= 64) {
+      memoHi.set(unit, hi);
+      memoLo.set(unit, lo);
+    }
+  } else {
+    lo = memoLo.get(unit)!;
+  }
+  out[at] = hi;
+  out[at + 1] = lo;
+}
+
+/** Hashes of single BMP characters (CJK n-grams), filled on first use. */
+const charHi = new Int32Array(65536);
+const charLo = new Int32Array(65536);
+const charSeen = new Uint8Array(65536);
+
+function charHash(c: number, out: Int32Array, at: number): void {
+  if (!charSeen[c]) {
+    const h = xxh64(String.fromCharCode(c));
+    charHi[c] = Number(h >> 32n) | 0;
+    charLo[c] = Number(h & MASK32) | 0;
+    charSeen[c] = 1;
+  }
+  out[at] = charHi[c];
+  out[at + 1] = charLo[c];
+}
+
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** Adds the shingle made of the unit hashes `ring[from .. from + n)` (pairs; a ring of `size` pairs) to `sh`. */
+function addShingle(sh: SimHashBuilder, ring: Int32Array, size: number, from: number, n: number): void {
+  let a = 0x243f6a88 ^ n;
+  let b = 0x85a308d3;
+  for (let i = 0; i < n; i++) {
+    const k = ((from + i) % size) * 2;
+    a = Math.imul(a ^ ring[k], 0x9e3779b1);
+    a = (a << 15) | (a >>> 17);
+    b = Math.imul(b ^ ring[k + 1], 0x85ebca77);
+    b = (b << 13) | (b >>> 19);
+  }
+  const hi = fmix32(a ^ Math.imul(b, 0x27d4eb2f));
+  const lo = fmix32(b ^ hi);
+  sh.add(hi, lo);
+}
+
+/**
+ * The SimHash of a prepared text (keyword-matcher.ts's PreparedText: pass the scorer's prepared
+ * body). Lines (the text's line breaks: block boundaries of the page) with fewer than
+ * `minLineWords` words are left out when the rest still makes MIN_SHINGLES shingles (see the file
+ * header); otherwise every line counts. Returns the fingerprint and the number of shingles it was
+ * made of (0: the text has none).
+ */
+export function textSimHash(text: Pick<PreparedText, 'units' | 'starts' | 'folded'>, opts: ShingleOptions = DEFAULT_SHINGLES): TextSimHash {
+  const { units } = text;
+  // lines: a sentence break unit whose gap to the next unit holds a line break ends a line
+  const lineEnds: number[] = [];
+  const lineWords: number[] = [];
+  let words = 0;
+  for (let i = 0; i < units.length; i++) {
+    const u = units[i];
+    if (u !== SENTENCE_BREAK) {
+      words += isCjk(u.charCodeAt(0)) ? u.length / CJK_CHARS_PER_WORD : 1;
+      continue;
+    }
+    const end = i + 1 < units.length ? text.starts[i + 1] : text.folded.length;
+    let newline = false;
+    for (let c = text.starts[i]; c < end; c++) {
+      if (text.folded.charCodeAt(c) === 10) {
+        newline = true;
+        break;
+      }
+    }
+    if (newline) {
+      lineEnds.push(i);
+      lineWords.push(words);
+      words = 0;
+    }
+  }
+  lineEnds.push(units.length);
+  lineWords.push(words);
+  if (opts.minLineWords > 0) {
+    const sh = shingleLines(units, lineEnds, lineWords, opts.minLineWords, opts);
+    if (sh.count >= MIN_SHINGLES) return { fingerprint: sh.digest(), shingles: sh.count };
+  }
+  const all = shingleLines(units, lineEnds, lineWords, 0, opts);
+  return { fingerprint: all.digest(), shingles: all.count };
+}
+
+/** Shingles of the lines with at least `minWords` words (see textSimHash), into a new builder. */
+function shingleLines(units: readonly string[], lineEnds: number[], lineWords: number[], minWords: number, opts: ShingleOptions): SimHashBuilder {
+  const sh = new SimHashBuilder();
+  const W = opts.words;
+  const C = opts.cjk;
+  const wordRing = new Int32Array(W * 2);
+  const charRing = new Int32Array(C * 2);
+  let run = 0; // words in the current sentence so far
+  const endSentence = () => {
+    if (run >= 2 && run < W) addShingle(sh, wordRing, W, 0, run);
+    run = 0;
+  };
+  let from = 0;
+  for (let l = 0; l < lineEnds.length; l++) {
+    const to = lineEnds[l];
+    if (lineWords[l] < minWords) {
+      from = to + 1;
+      continue;
+    }
+    for (let i = from; i < to; i++) {
+      const u = units[i];
+      if (u === SENTENCE_BREAK) {
+        endSentence();
+        continue;
+      }
+      if (isCjk(u.charCodeAt(0))) {
+        endSentence();
+        const L = u.length;
+        if (L < 2) continue;
+        if (L < C) {
+          for (let j = 0; j < L; j++) charHash(u.charCodeAt(j), charRing, j * 2);
+          addShingle(sh, charRing, C, 0, L);
+          continue;
+        }
+        for (let j = 0; j < L; j++) {
+          charHash(u.charCodeAt(j), charRing, (j % C) * 2);
+          if (j >= C - 1) addShingle(sh, charRing, C, j - C + 1, C);
+        }
+        continue;
+      }
+      unitHash(u, wordRing, (run % W) * 2);
+      run++;
+      if (run >= W) addShingle(sh, wordRing, W, run - W, W);
+    }
+    endSentence();
+    from = to + 1;
+  }
+  return sh;
+}

@@ -1,0 +1,88 @@
+import fc from 'fast-check';
+import * as OpenCC from 'opencc-js';
+import { describe, expect, it } from 'vitest';
+import { MIN_SHINGLES, textSimHash } from '../../src/dedup/shingles.js';
+import { fingerprintBytes, fingerprintHex, fingerprintOf, hamming, popcount32, SimHashBuilder } from '../../src/dedup/simhash.js';
+import { mulberry32 } from '../../src/eval/prng.js';
+import { sentence } from '../../src/eval/synth-text.js';
+import { THEMES } from '../../src/eval/synth-vocab.js';
+import { prepareText } from '../../src/relevance/keyword-matcher.js';
+
+const theme = (lang: 'en' | 'zh') => THEMES.find((t) => t.lang === lang && t.label !== null)!;
+/** Paragraphs of five generated sentences (long lines: an article's text). */
+function paragraphs(seed: number, lang: 'en' | 'zh', n = 6): string[] {
+  const rng = mulberry32(seed);
+  return Array.from({ length: n }, () => Array.from({ length: 5 }, () => sentence(rng, theme(lang), 0.6)).join(lang === 'en' ? ' ' : ''));
+}
+const sim = (text: string) => textSimHash(prepareText(text));
+
+describe('SimHashBuilder', () => {
+  it('sets bit i when more than half of the hashes added have it (fast-check against counting)', () => {
+    const word = fc.integer({ min: 0, max: 0xffffffff });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(word, word), { minLength: 1, maxLength: 300 }), (hashes) => {
+        const b = new SimHashBuilder();
+        for (const [hi, lo] of hashes) b.add(hi, lo);
+        const want = { hi: 0, lo: 0 };
+        for (let bit = 0; bit < 32; bit++) {
+          const ones = (k: 0 | 1) => hashes.filter((h) => (h[k] >>> bit) & 1).length;
+          if (ones(0) * 2 > hashes.length) want.hi |= 1 << bit;
+          if (ones(1) * 2 > hashes.length) want.lo |= 1 << bit;
+        }
+        expect(b.digest()).toEqual({ hi: want.hi >>> 0, lo: want.lo >>> 0 });
+        expect(b.count).toBe(hashes.length);
+      }),
+    );
+  });
+
+  it('counts bits, and stores a fingerprint as 8 bytes and 16 hex digits', () => {
+    expect(popcount32(0)).toBe(0);
+    expect(popcount32(0xffffffff)).toBe(32);
+    expect(popcount32(0x80000001)).toBe(2);
+    const f = { hi: 0xdeadbeef, lo: 0x00c0ffee };
+    expect(fingerprintOf(fingerprintBytes(f))).toEqual(f);
+    expect(fingerprintHex(f)).toBe('deadbeef00c0ffee');
+    expect(hamming(f, { hi: 0xdeadbeee, lo: 0x00c0ffef })).toBe(2);
+  });
+});
+
+describe('textSimHash', () => {
+  it('gives one text the same fingerprint, and its paragraphs in another order too', () => {
+    const p = paragraphs(1, 'en');
+    const a = sim(p.join('\n'));
+    expect(a.shingles).toBeGreaterThan(MIN_SHINGLES);
+    expect(sim(p.join('\n'))).toEqual(a);
+    expect(sim([p[3], p[1], p[5], p[0], p[4], p[2]].join('\n')).fingerprint).toEqual(a.fingerprint);
+  });
+
+  it('leaves out short lines (menus, bylines, footers) when the long ones say enough', () => {
+    const p = paragraphs(2, 'en');
+    const plain = sim(p.join('\n'));
+    const templated = sim(['Home', 'World News | Science | About us', 'By Sam Lee, 2024-03-01', ...p, '© 2024 Daily News. All rights reserved.'].join('\n'));
+    expect(templated.fingerprint).toEqual(plain.fingerprint);
+    // a page of short lines only (a list) is fingerprinted on all of them
+    const list = sim(Array.from({ length: 30 }, (_, i) => `Item number ${i} about a distant galaxy`).join('\n'));
+    expect(list.shingles).toBeGreaterThanOrEqual(MIN_SHINGLES);
+  });
+
+  it('shingles Chinese by characters: traditional and simplified copies agree; another article is far', () => {
+    const p = paragraphs(3, 'zh');
+    const simplified = sim(p.join('\n'));
+    expect(simplified.shingles).toBeGreaterThan(MIN_SHINGLES);
+    const traditional = OpenCC.Converter({ from: 'cn', to: 'tw' })(p.join('\n'));
+    expect(traditional).not.toBe(p.join('\n'));
+    expect(hamming(sim(traditional).fingerprint, simplified.fingerprint)).toBeLessThanOrEqual(3); // folded character by character
+    expect(hamming(sim(paragraphs(4, 'zh').join('\n')).fingerprint, simplified.fingerprint)).toBeGreaterThan(10);
+  });
+
+  it('moves a few bits for a small edit and many for another text', () => {
+    const p = paragraphs(5, 'en', 12);
+    const a = sim(p.join('\n')).fingerprint;
+    const edited = [...p];
+    edited[4] = edited[4].replace(/\.\s[^.]+\./, '.'); // one sentence of 60 dropped
+    const d = hamming(a, sim(edited.join('\n')).fingerprint);
+    expect(d).toBeGreaterThan(0);
+    expect(d).toBeLessThan(10);
+    expect(hamming(a, sim(paragraphs(6, 'en', 12).join('\n')).fingerprint)).toBeGreaterThan(15);
+  });
+});
