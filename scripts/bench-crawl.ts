@@ -3,15 +3,16 @@
  * delay 0, against fetch alone (undici over the same URLs) and parse alone (parse5 over the same
  * bodies), all in one run so the figures compare as ratios.
  *
- *   npx tsx scripts/bench-crawl.ts [--corpus corpora/synth] [--pages 6000] [--concurrency 32] [--strategy best-first] [--workers N] [--set KEY=VALUE ...]
+ *   npx tsx scripts/bench-crawl.ts [--corpus corpora/synth] [--pages 6000] [--concurrency 32] [--strategy best-first] [--workers N] [--warc] [--set KEY=VALUE ...]
  *
- * `--set` overrides a topic key as `topicrawl crawl --set` does (e.g. `--set dedup.enabled=false`).
+ * --warc: the crawl also writes WARC files (crawl --warc, into a temporary folder): its cost.
+ * --set: overrides a topic key as `topicrawl crawl --set` does (e.g. `--set dedup.enabled=false`).
  *
  * The corpus is generated (seed 1) if the folder does not exist. The server runs in a child process
  * (`topicrawl serve`) so that it does not share this process's event loop.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +24,7 @@ import { loadCorpus } from '../src/eval/corpus.js';
 import { generateSynthCorpus } from '../src/eval/synth-corpus.js';
 import { decompressBody, openDatabase } from '../src/store/sqlite-store.js';
 import { buildConfig } from '../src/topic/config.js';
+import { openCrawlWarc } from '../src/warc/warc-output.js';
 
 const root = new URL('../', import.meta.url).pathname;
 const { values: a } = parseArgs({
@@ -32,6 +34,7 @@ const { values: a } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     strategy: { type: 'string', default: 'best-first' },
     workers: { type: 'string' },
+    warc: { type: 'boolean' },
     set: { type: 'string', multiple: true, default: [] },
   },
 });
@@ -80,9 +83,12 @@ try {
   const rss = peakRss();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const crawler = new Crawler({ config, dbPath, resolve, workers: a.workers === undefined ? undefined : Number(a.workers) });
+  const warc = a.warc ? await openCrawlWarc({ dir: join(dir, 'warc') }, config, 'bench', '0') : null;
+  const crawler = new Crawler({ config, dbPath, resolve, workers: a.workers === undefined ? undefined : Number(a.workers), hooks: warc ? [warc.hook] : undefined });
   const summary = await crawler.run();
   await crawler.close();
+  await warc?.close();
+  const warcBytes = warc ? warc.writer.files.reduce((n, f) => n + statSync(join(dir, 'warc', f)).size, 0) : null;
   const wall = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const peak = rss.stop();
@@ -131,7 +137,8 @@ try {
 
   const floor = Math.min(fetchOnly, parseOnly);
   const out = {
-    command: `npx tsx scripts/bench-crawl.ts --pages ${a.pages} --concurrency ${concurrency} --strategy ${a.strategy}${a.workers ? ` --workers ${a.workers}` : ''}${a.set!.map((x) => ` --set ${x}`).join('')}`,
+    command: `npx tsx scripts/bench-crawl.ts --pages ${a.pages} --concurrency ${concurrency} --strategy ${a.strategy}${a.workers ? ` --workers ${a.workers}` : ''}${a.warc ? ' --warc' : ''}${a.set!.map((x) => ` --set ${x}`).join('')}`,
+    ...(warcBytes !== null ? { warc_mb: +(warcBytes / 2 ** 20).toFixed(1) } : {}),
     analysis_workers: a.workers === undefined ? AnalyzerPool.defaultWorkers() : Number(a.workers),
     pages: summary.fetched,
     html_pages: rows.length,

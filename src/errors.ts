@@ -7,7 +7,7 @@
  *   never stop a crawl.
  * - Only configuration errors (`E_CONFIG*`, `E_USAGE`), a broken store (`E_STORE`), a crawl file
  *   that another process writes (`E_IN_USE`) and a shared frontier that cannot be reached (`E_REDIS`,
- *   after its retries) are fatal.
+ *   after its retries) and a --warc folder that cannot be written at the start (`E_WARC`) are fatal.
  */
 export const ErrorCodes = {
   // fatal, user-facing
@@ -21,6 +21,7 @@ export const ErrorCodes = {
   E_IN_USE: 'the crawl file is in use by another crawl or recrawl',
   E_INTERRUPTED: 'stopped by Ctrl-C before it had a result (tune)',
   E_REDIS: 'the shared frontier (Redis) cannot be reached or went away',
+  E_WARC: 'the --warc folder cannot be written (not a folder, no permission, a full disk): checked before the crawl starts',
   // page outcomes (recorded, never fatal)
   E_INVALID_URL: 'URL is invalid or has an unsupported scheme',
   E_DNS: 'host name could not be resolved',
@@ -41,6 +42,7 @@ export const ErrorCodes = {
   E_ADDRESS_REFUSED: 'address is in a refused range',
   E_HOST_SUSPENDED: 'host suspended after repeated failures',
   E_ABORTED: 'request aborted',
+  E_WARC_WRITE: 'a WARC record of the page could not be written (the page fails, the crawl goes on)',
   E_INTERNAL: 'internal error',
 } as const;
 
@@ -63,7 +65,7 @@ export class TopicrawlError extends Error {
 }
 
 export function isFatalCode(code: ErrorCode): boolean {
-  return code === 'E_USAGE' || code.startsWith('E_CONFIG') || code.startsWith('E_TOPIC') || code === 'E_CORPUS' || code === 'E_STORE' || code === 'E_IN_USE' || code === 'E_REDIS';
+  return code === 'E_USAGE' || code.startsWith('E_CONFIG') || code.startsWith('E_TOPIC') || code === 'E_CORPUS' || code === 'E_STORE' || code === 'E_IN_USE' || code === 'E_REDIS' || code === 'E_WARC';
 }
 
 /** Turns anything thrown into a {code, message} outcome suitable for recording. */

@@ -21,6 +21,8 @@ export type StopReason = 'done' | 'max-pages' | 'max-bytes' | 'signal' | 'error'
 
 export interface PageEvent {
   url: string;
+  /** The URL's host (as the frontier keys it). */
+  host: string;
   status: number;
   depth: number;
   relevance: number | null;
@@ -29,6 +31,8 @@ export interface PageEvent {
   error?: string;
   bytes: number;
   seq: number;
+  /** URLs this page added to the frontier (seen for the first time, queued or pruned). */
+  newUrls: number;
   /** Set when the page had more links than `limits.max_links_per_page`: the first `kept` of `found` were read. */
   linksCut?: { kept: number; found: number };
   /** The page's language (ISO 639-1), when it could be told. */

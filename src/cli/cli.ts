@@ -2,14 +2,7 @@ import { Readable, type Writable } from 'node:stream';
 import yargs from 'yargs';
 import { TopicrawlError } from '../errors.js';
 import { STRATEGIES } from '../strategy/registry.js';
-import { startCorpusServer } from '../eval/corpus-server.js';
-import { loadCorpus } from '../eval/corpus.js';
-import { runCrawl, runDemo } from './crawl-command.js';
-import { commonCrawl, sharedCrawl } from './crawl-options.js';
-import { runExplain } from './explain-command.js';
-import { runNormalize } from './normalize-command.js';
-import { runExport, runStats } from './report-commands.js';
-import { runRobots } from './robots-command.js';
+import { commonCrawl, metricsOptions, sharedCrawl, warcOptions } from './crawl-options.js';
 
 /**
  * The streams one run of the CLI reads and writes: the process's own in `main.ts`, captured ones
@@ -26,11 +19,11 @@ export interface CliIo {
   stdin?: Readable;
 }
 
-/** The exit code for an error: 2 for user errors, 130 for Ctrl-C (E_INTERRUPTED), 1 otherwise (E_STORE and E_REDIS included). */
+/** The exit code for an error: 2 for user errors, 130 for Ctrl-C (E_INTERRUPTED), 1 otherwise (E_STORE, E_REDIS and E_WARC included). */
 export function exitCodeOf(err: unknown): number {
   if (err instanceof TopicrawlError && err.code === 'E_INTERRUPTED') return 130;
   // a store or a shared frontier that fails is not the user's mistake
-  return err instanceof TopicrawlError && err.fatal && err.code !== 'E_STORE' && err.code !== 'E_REDIS' ? 2 : 1;
+  return err instanceof TopicrawlError && err.fatal && err.code !== 'E_STORE' && err.code !== 'E_REDIS' && err.code !== 'E_WARC' ? 2 : 1;
 }
 
 /** The one-line message for an error, never a stack trace (unless TOPICRAWL_DEBUG is set). */
@@ -82,13 +75,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           .positional('topic', { type: 'string', demandOption: true, describe: 'topic file' })
           .options(commonCrawl)
           .option('revisit', { type: 'boolean', describe: 'after the crawl, revisit the pages that are due (as topicrawl recrawl does)' })
-          .options(sharedCrawl),
+          .options(warcOptions)
+          .options(sharedCrawl)
+          .options(metricsOptions),
       act(async (a) => {
+        const { runCrawl } = await import('./crawl-command.js');
         await runCrawl(
           {
             topic: a.topic, db: a.db, strategy: a.strategy, maxPages: a['max-pages'], set: a.set, resolve: a.resolve, corpus: a.corpus, fresh: a.fresh, json: a.json,
             revisit: a.revisit, frontier: a.frontier, crawlId: a['crawl-id'], leaseMs: a['lease-ms'], workers: a.workers, workerIpc: a['worker-ipc'],
-            mappedOnly: a['mapped-only'],
+            mappedOnly: a['mapped-only'], metricsPort: a['metrics-port'], metricsHost: a['metrics-host'], metricsWorker: a['metrics-worker'],
+            warc: a.warc, warcMaxBytes: a['warc-max-bytes'],
           },
           out,
           io.stderr,
@@ -100,6 +97,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       'the main job: serve corpora/tobacco-demo on loopback and crawl it with topics/tobacco.yaml (npm start)',
       (y) => y.options({ json: commonCrawl.json, db: commonCrawl.db, set: commonCrawl.set }),
       act(async (a) => {
+        const { runDemo } = await import('./crawl-command.js');
         await runDemo({ json: a.json, db: a.db, set: a.set }, out, io.stderr);
       }),
     )
@@ -108,6 +106,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       'serve a corpus on 127.0.0.1 (every host of the corpus on one port, by Host header)',
       (y) => y.positional('corpus', { type: 'string', demandOption: true }).option('port', { type: 'number', default: 0, describe: 'port (0: any free port)' }),
       act(async (a) => {
+        const { loadCorpus } = await import('../eval/corpus.js');
+        const { startCorpusServer } = await import('../eval/corpus-server.js');
         loadCorpus(a.corpus);
         const server = await startCorpusServer(a.corpus, { port: a.port });
         out.log(`serving ${a.corpus} on http://127.0.0.1:${server.port}/ for ${server.hosts.length} hosts; Ctrl-C to stop`);
@@ -136,7 +136,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       act(async (a) => {
         if (a.frontier) return (await import('./frontier-stats.js')).runFrontierStats({ frontier: a.frontier, crawlId: a['crawl-id'], json: a.json }, out);
         if (!a.db?.length) throw new TopicrawlError('E_USAGE', 'stats: name a crawl file (or the segments of a shared crawl), or give --frontier and --crawl-id');
-        runStats({ db: a.db, json: a.json }, out);
+        (await import('./report-commands.js')).runStats({ db: a.db, json: a.json }, out);
       }),
     )
     .command(
@@ -149,21 +149,30 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             until: { type: 'string', describe: 'keep revisiting until DATE (2026-01-31T18:00:00Z) or for DURATION (12h, 7d); default: what is due now, then exit' },
             resolve: commonCrawl.resolve,
             json: { type: 'boolean', describe: 'print the summary as JSON' },
-          }),
+          })
+          .options(warcOptions),
       act(async (a) => {
         const { runRecrawl } = await import('./recrawl-command.js');
-        await runRecrawl({ db: a.db, until: a.until, resolve: a.resolve, json: a.json }, out);
+        await runRecrawl({ db: a.db, until: a.until, resolve: a.resolve, json: a.json, warc: a.warc, warcMaxBytes: a['warc-max-bytes'] }, out);
       }),
     )
     .command(
       'export <db..>',
-      'one JSON line per fetched page, in fetch order',
+      'one JSON line per fetched page, in fetch order (jsonl); or the stored responses as WARC files (warc)',
       (y) =>
         y
           .positional('db', { type: 'string', array: true, demandOption: true, describe: SEGMENTS_DESCRIPTION })
-          .option('format', { type: 'string', default: 'jsonl', choices: ['jsonl'] }),
-      act((a) => {
-        runExport({ db: a.db, format: a.format }, (s) => io.stdout.write(s));
+          .option('format', { type: 'string', default: 'jsonl', choices: ['jsonl', 'warc'] })
+          .option('out', { type: 'string', describe: 'with --format warc: the folder for the WARC files and their CDXJ indexes (default <db name>-warc)' })
+          .option('warc-max-bytes', warcOptions['warc-max-bytes']),
+      act(async (a) => {
+        if (a.format === 'warc') {
+          const { runExportWarc } = await import('./export-warc-command.js');
+          await runExportWarc({ db: a.db, out: a.out, maxBytes: a['warc-max-bytes'] }, out);
+          return;
+        }
+        if (a.out !== undefined || a['warc-max-bytes'] !== undefined) throw new TopicrawlError('E_USAGE', '--out and --warc-max-bytes go with --format warc');
+        (await import('./report-commands.js')).runExport({ db: a.db, format: a.format }, (s) => io.stdout.write(s));
       }),
     )
     .command(
@@ -180,10 +189,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             describe: 'a distributed crawl: `explain SEGMENT... URL` (the segments\' files or folders, then the URL last)',
           })
           .option('json', { type: 'boolean', describe: 'print one JSON object' }),
-      act((a) => {
+      act(async (a) => {
         const words = [a.db, a.url, ...(a.more ?? [])];
         const url = words.pop()!;
-        runExplain({ db: words.length === 1 ? words[0] : words, url, json: a.json }, out);
+        (await import('./explain-command.js')).runExplain({ db: words.length === 1 ? words[0] : words, url, json: a.json }, out);
       }),
     )
     .command(
@@ -204,6 +213,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           ),
       act(async (a) => {
         const strip = a.strip === undefined ? [] : ([] as unknown[]).concat(a.strip).map(String);
+        const { runNormalize } = await import('./normalize-command.js');
         const code = await runNormalize(
           { urls: (a.urls ?? []).map(String), base: a.base, sortQuery: a['sort-query'], strip },
           { stdin: io.stdin ?? Readable.from([]), stdout: io.stdout, stderr: io.stderr },
@@ -225,7 +235,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           .epilogue(
             'A URL source is fetched like the crawler does: up to 5 redirects; 4xx: allow all; 429, 5xx or unreachable: disallow all.',
           ),
-      act((a) => runRobots({ source: a.source, agent: a.agent, urls: (a.urls ?? []).map(String), json: a.json }, out)),
+      act(async (a) => (await import('./robots-command.js')).runRobots({ source: a.source, agent: a.agent, urls: (a.urls ?? []).map(String), json: a.json }, out)),
     )
     .command(
       'strategies',

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { hostname, tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { Crawler, type CrawlSummary } from '../crawl/crawler.js';
 import { TopicrawlError } from '../errors.js';
 import { loadCorpus, type Corpus } from '../eval/corpus.js';
@@ -15,6 +15,8 @@ import { attachProgress, type ProgressStream } from './progress.js';
 import { openSharedBackend } from '../crawl/shared-backend.js';
 import type { ProgressSnapshot } from '../events.js';
 import type { WorkerMessage } from './crawl-workers.js';
+import { checkMetricsFlags, metricsLine, serveMetrics, type MetricsFlags } from './metrics-flags.js';
+import { checkMaxBytes, openCrawlWarc, openRecrawlWarc, type WarcOutput } from '../warc/warc-output.js';
 
 /** A worker of `--workers` sends its progress and warnings to its parent, which shows them for all. */
 function forwardProgress(crawler: Crawler): () => void {
@@ -29,7 +31,7 @@ function forwardProgress(crawler: Crawler): () => void {
   };
 }
 
-export interface CrawlArgs extends ConfigFlags {
+export interface CrawlArgs extends ConfigFlags, MetricsFlags {
   topic: string;
   db?: string;
   resolve?: string[];
@@ -48,6 +50,10 @@ export interface CrawlArgs extends ConfigFlags {
   workerIpc?: boolean;
   /** Reach only the hosts in --resolve (a worker of a corpus crawl). */
   mappedOnly?: boolean;
+  /** Write every fetch as WARC records (with a CDXJ index) into this folder. */
+  warc?: string;
+  /** Start a new WARC file once one would pass this size (default 1 GB). */
+  warcMaxBytes?: number;
 }
 
 /** Parses repeated `--resolve HOST=ADDR[:PORT]` flags. */
@@ -80,17 +86,15 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   if (args.frontier && args.revisit) throw new TopicrawlError('E_USAGE', '--revisit works on one crawl file, not on a shared crawl');
   if (args.workers !== undefined && (!Number.isInteger(args.workers) || args.workers < 1)) throw new TopicrawlError('E_USAGE', `--workers ${args.workers}: give a whole number of processes, 1 or more`);
   if (args.leaseMs !== undefined && !(args.leaseMs >= 1000)) throw new TopicrawlError('E_USAGE', `--lease-ms ${args.leaseMs}: give at least 1000 (ms)`);
+  checkMetricsFlags(args, args.workers);
+  if (args.warcMaxBytes !== undefined && !args.warc) throw new TopicrawlError('E_USAGE', '--warc-max-bytes goes with --warc DIR');
+  if (args.warc) checkMaxBytes(args.warcMaxBytes);
   if (args.workers) return (await import('./crawl-workers.js')).runCrawlWorkers(args, config, out, stderr);
   // --fresh: the crawler deletes the file once it holds its lock and knows it is a crawl file
   const dbPath = args.db ?? fileNameFromTopic(config.name, '.db', '--db');
   let corpus: Corpus | null = null;
   let server: CorpusServer | null = null;
   const resolve = parseResolve(args.resolve);
-  if (args.corpus) {
-    corpus = loadCorpus(args.corpus);
-    server = await startCorpusServer(args.corpus);
-    for (const [h, a] of Object.entries(server.resolveMap())) resolve[h] ??= a;
-  }
   let crawler: Crawler | null = null;
   const onSignal = () => {
     if (crawler && !stopping) {
@@ -100,13 +104,34 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     } else process.exit(130);
   };
   let stopping = false;
+  // a worker of its own on a shared crawl is labelled by its name in the frontier (as `stats --frontier` lists it)
+  const workerName = args.frontier ? `${hostname()}:${process.pid}` : undefined;
+  let served: Awaited<ReturnType<typeof serveMetrics>> = null;
+  let warc: WarcOutput | null = null;
   try {
+    // first: a metrics port in use fails before anything else starts
+    served = await serveMetrics(args, { topic: config.name, strategy: config.strategy.name, worker: args.metricsWorker ?? workerName ?? null }, (a) => {
+      if (args.workerIpc && process.send) process.send({ metrics: a } satisfies WorkerMessage);
+      else stderr.write(`${metricsLine(a)}\n`);
+    });
+    if (args.corpus) {
+      corpus = loadCorpus(args.corpus);
+      server = await startCorpusServer(args.corpus);
+      for (const [h, a] of Object.entries(server.resolveMap())) resolve[h] ??= a;
+    }
+    const warcFlags = args.warc ? { dir: args.warc, maxBytes: args.warcMaxBytes } : null;
+    // the WARC folder and its first file before the crawl: an unwritable folder is an error now (E_WARC)
+    if (warcFlags) warc = await openCrawlWarc(warcFlags, config, args.crawlId ?? config.name, args.frontier ? basename(dbPath).replace(/\.db$/, '') : '0');
     // a corpus crawl stays on loopback: hosts outside the corpus (and --resolve) are not looked up
-    const shared = args.frontier ? { frontier: args.frontier, crawlId: args.crawlId!, leaseMs: args.leaseMs, fresh: args.fresh } : null;
+    const shared = args.frontier ? { frontier: args.frontier, crawlId: args.crawlId!, leaseMs: args.leaseMs, fresh: args.fresh, worker: workerName } : null;
     crawler = new Crawler({
       config, dbPath, resolve, mappedOnly: Boolean(args.corpus) || Boolean(args.mappedOnly), fresh: args.fresh,
       backend: shared ? (s) => openSharedBackend(config, dbPath, shared, s) : undefined,
+      hooks: [...(warc ? [warc.hook] : []), ...(served ? [served.metrics] : [])],
+      ...(served ? { timing: served.metrics } : {}),
     });
+    const unwatch = served?.metrics.watch(crawler);
+    const address = served?.address;
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     const stopProgress = args.workerIpc && process.send
@@ -117,7 +142,12 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
       summary = await crawler.run();
     } finally {
       stopProgress();
-      await crawler.close();
+      unwatch?.();
+      try {
+        await crawler.close();
+      } finally {
+        await warc?.close();
+      }
     }
     let truth: LabelHarvest | null = null;
     if (corpus && config.evaluation.label) {
@@ -132,19 +162,26 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     if (args.revisit && !stopping) {
       // the revisit pass on the same file, with the same host map (and corpus server)
       const { Recrawler } = await import('../revisit/recrawl.js');
-      const rc = new Recrawler({ dbPath, config, resolve, mappedOnly: Boolean(args.corpus) });
+      const rwarc = warcFlags ? await openRecrawlWarc(warcFlags, config, dbPath, config.name) : null;
+      const rc = new Recrawler({ dbPath, config, resolve, mappedOnly: Boolean(args.corpus), hooks: [...(rwarc ? [rwarc.hook] : []), ...(served ? [served.metrics] : [])] });
       const stopRevisit = () => rc.stop();
       process.on('SIGINT', stopRevisit);
       try {
         revisit = await rc.runDue();
       } finally {
         process.off('SIGINT', stopRevisit);
-        await rc.close();
+        try {
+          await rc.close();
+        } finally {
+          await rwarc?.close();
+        }
       }
     }
-    if (args.json) out.log(JSON.stringify({ ...summary, labels: truth, ...(revisit ? { revisit } : {}) }, null, 2));
+    const metrics = address ? { metrics: address } : {};
+    if (args.json) out.log(JSON.stringify({ ...summary, labels: truth, ...(revisit ? { revisit } : {}), ...metrics }, null, 2));
     else {
       out.log(formatSummary(summary, truth));
+      if (address) out.log(`  metrics            ${address.url}metrics and ${address.url} (served while the crawl ran)`);
       if (revisit) out.log((await import('./recrawl-command.js')).formatRecrawlSummary(revisit));
     }
     if (summary.unreachable) {
@@ -156,7 +193,9 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await warc?.close(); // (closed already after the crawl; here when the crawl never started)
     await server?.close();
+    await served?.server.close();
   }
 }
 

@@ -12,6 +12,12 @@ export const commonCrawl = {
   json: { type: 'boolean', describe: 'print the summary as JSON (no progress display)' },
 } as const;
 
+/** The WARC options of crawl and recrawl. */
+export const warcOptions = {
+  warc: { type: 'string', describe: 'write every fetch as WARC/1.1 records (request, response, metadata; gzip per record) with a CDXJ index into this folder' },
+  'warc-max-bytes': { type: 'number', describe: 'start a new WARC file once one would pass this many bytes (default 1000000000)' },
+} as const;
+
 /** The options of `crawl` that make it a worker of a shared crawl on Redis (see README). */
 export const sharedCrawl = {
   frontier: { type: 'string', describe: 'a shared frontier, redis://HOST:PORT/DB: join crawl --crawl-id as a worker (--db is its segment)' },
@@ -22,4 +28,12 @@ export const sharedCrawl = {
   'worker-ipc': { type: 'boolean', hidden: true },
   /** Reach only the hosts of --resolve (a worker of a corpus crawl). */
   'mapped-only': { type: 'boolean', hidden: true },
+} as const;
+
+/** The options of `crawl` that serve metrics and the live page (see README: Metrics and the live page). */
+export const metricsOptions = {
+  'metrics-port': { type: 'number', describe: 'serve Prometheus metrics (/metrics) and a live crawl page (/) on this port (0: any free port)' },
+  'metrics-host': { type: 'string', describe: 'the address --metrics-port binds (default 127.0.0.1)' },
+  /** A worker of --workers: its number, the `worker` label of its metrics. */
+  'metrics-worker': { type: 'string', hidden: true },
 } as const;

@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CrawlSummary } from '../crawl/crawler.js';
-import { TopicrawlError } from '../errors.js';
+import { ErrorCodes, TopicrawlError, type ErrorCode } from '../errors.js';
 import { crawlTotals } from '../store/crawl-report.js';
 import { openCrawl } from '../store/segments.js';
 import { TypedEmitter, type CrawlEvents, type ProgressSnapshot } from '../events.js';
@@ -12,9 +12,11 @@ import type { CrawlArgs, CrawlRun } from './crawl-command.js';
 import { fileNameFromTopic } from './default-paths.js';
 import { formatSummary } from './format.js';
 import { attachProgress, type ProgressStream } from './progress.js';
+import type { MetricsAddress } from '../metrics/metrics-server.js';
+import { DEFAULT_METRICS_HOST, metricsLine, workerMetricsPort } from './metrics-flags.js';
 
 /** What a worker process sends its parent over IPC (see runCrawl's `workerIpc`). */
-export type WorkerMessage = { progress: ProgressSnapshot } | { warn: { code: string; message: string; url?: string } };
+export type WorkerMessage = { progress: ProgressSnapshot } | { warn: { code: string; message: string; url?: string } } | { metrics: MetricsAddress };
 
 const BIN = new URL('../../bin/topicrawl.js', import.meta.url).pathname;
 
@@ -43,11 +45,16 @@ export async function runCrawlWorkers(args: CrawlArgs, config: Config, out: { lo
     ...(args.set ?? []).flatMap((s) => ['--set', s]),
     ...resolve.flatMap((r) => ['--resolve', r]),
     ...(args.corpus || args.mappedOnly ? ['--mapped-only'] : []),
+    // each worker writes its own WARC files into the one folder, named by its segment (worker-<i>)
+    ...(args.warc ? ['--warc', args.warc] : []),
+    ...(args.warcMaxBytes !== undefined ? ['--warc-max-bytes', String(args.warcMaxBytes)] : []),
   ];
   const bus = new TypedEmitter<CrawlEvents>();
   const latest = new Map<number, ProgressSnapshot>();
   const stopProgress = args.json ? () => {} : attachProgress(bus, { maxPages: config.limits.max_pages, tty: Boolean(stderr.isTTY), stream: stderr });
   const children: ChildProcess[] = [];
+  /** Where each worker serves its metrics (`--metrics-port`), by worker number. */
+  const served = new Map<number, MetricsAddress>();
   let stopping = false;
   const onSignal = () => {
     if (stopping) process.exit(130);
@@ -59,26 +66,42 @@ export async function runCrawlWorkers(args: CrawlArgs, config: Config, out: { lo
   process.on('SIGTERM', onSignal);
   try {
     const runs = Array.from({ length: n }, (_, i) => {
-      const child = fork(BIN, ['crawl', args.topic, '--db', join(dir, `worker-${i + 1}.db`), ...common], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+      // each worker serves its own metrics, labelled worker="k", on port P+k−1 (any free port for 0)
+      const metrics = args.metricsPort === undefined ? [] : [
+        '--metrics-port', String(workerMetricsPort(args.metricsPort, i + 1)), '--metrics-host', args.metricsHost ?? DEFAULT_METRICS_HOST, '--metrics-worker', String(i + 1),
+      ];
+      const child = fork(BIN, ['crawl', args.topic, '--db', join(dir, `worker-${i + 1}.db`), ...common, ...metrics], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
       children.push(child);
       child.on('message', (m: WorkerMessage) => {
         if ('progress' in m) {
           latest.set(i, m.progress);
           bus.emit('progress', sumProgress([...latest.values()]));
+        } else if ('metrics' in m) {
+          served.set(i + 1, m.metrics);
+          stderr.write(`${metricsLine(m.metrics, String(i + 1))}\n`);
         } else bus.emit('warn', m.warn);
       });
       return collect(child, i + 1);
     });
     const results = await Promise.all(runs);
     const failed = results.find((r) => r.code !== 0);
-    if (failed) throw new TopicrawlError(failed.code === 2 ? 'E_CONFIG' : 'E_INTERNAL', `worker ${failed.worker}: ${lastLine(failed.stderr) ?? `exited with code ${failed.code}`}`);
+    if (failed) {
+      // the worker's own one-line error, with its code (a metrics port in use is E_USAGE, as in one process)
+      const line = lastLine(failed.stderr);
+      const own = line ? /^(.*) \[(E_[A-Z_]+)\]$/.exec(line) : null;
+      const code = own && own[2] in ErrorCodes ? (own[2] as ErrorCode) : failed.code === 2 ? 'E_CONFIG' : 'E_INTERNAL';
+      throw new TopicrawlError(code, `worker ${failed.worker}: ${own && own[2] in ErrorCodes ? own[1] : line ?? `exited with code ${failed.code}`}`);
+    }
     const summaries = results.map((r) => (JSON.parse(r.stdout) as CrawlSummary));
     const summary = withTotals(combine(summaries, dir), summaries.map((s) => s.db));
     stopProgress();
     if (args.json) out.log(JSON.stringify({ ...summary, workers: summaries }, null, 2));
     else {
       out.log(formatSummary(summary, null));
-      summaries.forEach((s, i) => out.log(`  worker ${i + 1}           ${s.fetchedThisRun} pages in this run, ${s.pagesPerSec.toFixed(1)} pages/s (${s.db})`));
+      summaries.forEach((s, i) => {
+        const m = served.get(i + 1);
+        out.log(`  worker ${i + 1}           ${s.fetchedThisRun} pages in this run, ${s.pagesPerSec.toFixed(1)} pages/s (${s.db})${m ? `, metrics at ${m.url}metrics` : ''}`);
+      });
     }
     return { summary, truth: null };
   } finally {

@@ -1,6 +1,7 @@
 import { TopicrawlError } from '../errors.js';
 import { Recrawler, storedConfig, type RecrawlSummary } from '../revisit/recrawl.js';
 import { parseResolve } from './crawl-command.js';
+import { openRecrawlWarc } from '../warc/warc-output.js';
 
 /** The flags of `topicrawl recrawl`. */
 export interface RecrawlArgs {
@@ -9,6 +10,9 @@ export interface RecrawlArgs {
   until?: string;
   resolve?: string[];
   json?: boolean;
+  /** Write the checks as WARC records into this folder (revisit records for 304s and identical payloads). */
+  warc?: string;
+  warcMaxBytes?: number;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
@@ -48,17 +52,22 @@ export function formatRecrawlSummary(s: RecrawlSummary): string {
 export async function runRecrawl(args: RecrawlArgs, out: { log: (s: string) => void }): Promise<RecrawlSummary> {
   const until = args.until === undefined ? undefined : parseUntil(args.until, Date.now());
   const config = storedConfig(args.db);
-  const rc = new Recrawler({ dbPath: args.db, config, resolve: parseResolve(args.resolve) });
-  const onSignal = () => rc.stop();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const warc = args.warc ? await openRecrawlWarc({ dir: args.warc, maxBytes: args.warcMaxBytes }, config, args.db, config.name) : null;
   let summary: RecrawlSummary;
   try {
-    summary = await rc.runDue(until);
+    const rc = new Recrawler({ dbPath: args.db, config, resolve: parseResolve(args.resolve), hooks: warc ? [warc.hook] : undefined });
+    const onSignal = () => rc.stop();
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      summary = await rc.runDue(until);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await rc.close();
+    }
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await rc.close();
+    await warc?.close();
   }
   out.log(args.json ? JSON.stringify(summary, null, 2) : formatRecrawlSummary(summary));
   return summary;

@@ -20,6 +20,12 @@ const CLOSE_GRACE_MS = 10_000;
  * The default is one worker per core (1 to 4): the main thread mostly waits on I/O and SQLite,
  * and on 2 cores 2 workers measured 503 pages/s against 429 with 1 (scripts/bench-crawl.ts).
  */
+/**
+ * The analysis thread's code: compiled, page-worker.js itself (dist/); from the sources, an entry
+ * that loads page-worker.ts through tsx (threads do not inherit the main thread's loader).
+ */
+const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './page-worker-entry.js' : './page-worker.js', import.meta.url);
+
 export class AnalyzerPool {
   private readonly workers: Slot[] = [];
   private readonly pending = new Map<number, { resolve: (a: PageAnalysis) => void; reject: (e: Error) => void; slot: Slot }>();
@@ -29,7 +35,7 @@ export class AnalyzerPool {
   constructor(cfg: AnalysisConfig, workers = AnalyzerPool.defaultWorkers()) {
     this.inline = workers > 0 ? null : createAnalyzer(cfg);
     for (let i = 0; i < workers; i++) {
-      const w = new Worker(new URL('./page-worker-entry.js', import.meta.url), { workerData: cfg });
+      const w = new Worker(WORKER_ENTRY, { workerData: cfg });
       let loaded!: () => void;
       const ready = new Promise<void>((resolve) => (loaded = resolve));
       const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));

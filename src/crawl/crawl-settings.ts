@@ -43,8 +43,8 @@ export function analysisConfig(cfg: Config): AnalysisConfig {
   };
 }
 
-/** The fetcher's slice: timeouts, body cap, user agent, host map, address policy. */
-export function fetcherOptions(cfg: Config, opts: Pick<CrawlerOptions, 'resolve' | 'mappedOnly'>): FetcherOptions {
+/** The fetcher's slice: timeouts, body cap, user agent, host map, address policy; the wire kept when a hook wants it. */
+export function fetcherOptions(cfg: Config, opts: Pick<CrawlerOptions, 'resolve' | 'mappedOnly' | 'hooks'>): FetcherOptions {
   return {
     userAgent: cfg.politeness.user_agent,
     connectTimeoutMs: cfg.fetch.connect_timeout_ms,
@@ -54,6 +54,7 @@ export function fetcherOptions(cfg: Config, opts: Pick<CrawlerOptions, 'resolve'
     resolve: opts.resolve,
     mappedOnly: opts.mappedOnly,
     allowPrivate: cfg.fetch.allow_private,
+    keepWire: opts.hooks?.some((h) => h.wantsWire) ?? false,
   };
 }
 

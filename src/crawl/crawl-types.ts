@@ -6,6 +6,7 @@ import type { Store } from '../store/store.js';
 import type { PageEvent } from '../events.js';
 import type { Strategy } from '../strategy/strategy.js';
 import type { Config } from '../topic/config.js';
+import type { StrategyTiming } from './strategy-timing.js';
 
 export interface CrawlerOptions {
   config: Config;
@@ -37,6 +38,8 @@ export interface CrawlerOptions {
   backend?: (strategy?: Strategy) => Promise<CrawlBackend>;
   /** Per-page outputs (WARC, metrics): called for every fetch and every recorded page, in order. */
   hooks?: PageHook[];
+  /** Hears how long the ordering strategy's calls take (metrics); absent: they are not timed. */
+  timing?: StrategyTiming;
 }
 
 /** The doors a crawl runs on, and how to close them. */
@@ -61,8 +64,16 @@ export interface CrawlBackend {
  * throws fails that page (recorded as a failure), never the crawl.
  */
 export interface PageHook {
+  /** The fetcher keeps each exchange as on the wire (`FetchResult.wire`) for this hook (WARC); off by default: it costs memory. */
+  wantsWire?: boolean;
   fetched?(item: HookItem, res: FetchResult): void | Promise<void>;
-  recorded?(item: HookItem, what: { page: PageEvent } | { check: CheckEvent }): void | Promise<void>;
+  recorded?(item: HookItem, what: { page: PageEvent; outlinks?: Outlink[] } | { check: CheckEvent }): void | Promise<void>;
+}
+
+/** A link found on a page (after normalisation and scope), with its anchor text. */
+export interface Outlink {
+  url: string;
+  anchor: string;
 }
 
 /** The URL a hook hears of: a crawl's lease, or a recrawl's due page. */

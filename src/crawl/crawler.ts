@@ -4,7 +4,7 @@ import { TypedEmitter, type CrawlEvents, type StopReason } from '../events.js';
 import type { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
-import type { Frontier, Lease, Settlement } from '../frontier/frontier.js';
+import type { Frontier, HostStates, Lease, Settlement } from '../frontier/frontier.js';
 import { UrlState } from '../frontier/url-state.js';
 import { storeError } from '../store/open-database.js';
 import type { Store } from '../store/store.js';
@@ -59,6 +59,8 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private runError: unknown = undefined;
   private opened: Promise<void> | null = null;
   private lastSize = 0;
+  /** close() was called: the frontier is, or is being, closed. */
+  private closed = false;
 
   constructor(private readonly opts: CrawlerOptions) {
     super();
@@ -93,7 +95,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     this.deps = {
       store: this.store, frontier: this.frontier, analyzers: this.analyzers, strategy: this.strategy, scope: this.scope,
       threshold: cfg.relevance.threshold, maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,
-      normalize: normalizeOptions(cfg), serial: (fn) => this.serial.run(fn), lookups: new LookupGate(),
+      normalize: normalizeOptions(cfg), serial: (fn) => this.serial.run(fn), lookups: new LookupGate(), timing: this.opts.timing,
       nearDups: null, // filled from the crawl file in open()
       followDuplicateLinks: cfg.dedup.follow_links,
       languages: cfg.scope.languages.length ? new Set(cfg.scope.languages) : null,
@@ -122,6 +124,15 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   /** The ordering strategy in use (read-only: for tests and `explain`-style reports of its figures). */
   get strategyInstance(): Strategy {
     return this.strategy ?? this.opts.strategy;
+  }
+
+  /**
+   * The frontier's hosts by scheduling state now (Frontier.hostStates), for monitoring; null before
+   * the crawl opened its frontier or once it is closed.
+   */
+  async hostStates(): Promise<HostStates | null> {
+    if (!this.frontier || this.closed) return null;
+    return this.frontier.hostStates(Date.now());
   }
 
   /** Asks the crawl to stop: nothing new starts; pages in flight finish and are recorded. */
@@ -160,7 +171,11 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       throw err;
     } finally {
       if (tick) clearInterval(tick);
-      if (this.stats) await this.tick();
+      if (this.stats) {
+        // the last snapshot with the frontier's size now (a tick's is a tick old)
+        if (reason !== 'error') this.lastSize = await this.frontier.size().catch(() => this.lastSize);
+        await this.tick();
+      }
       this.emit('end', { reason });
       if (this.ownsFetcher) await this.fetcher.close();
       await this.analyzers.close();
@@ -180,6 +195,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
    * failed, unless run() already threw (that error is the one to report).
    */
   close(): Promise<void> {
+    this.closed = true;
     // the embedded crawl file is closed before this returns (a crawl started right after may open it)
     if (!this.opts.backend) return this.backend.close(this.runError);
     return (async () => {
@@ -261,7 +277,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       done.heard.catch((err: unknown) => this.heardFailed(item, err));
       this.stats.page({ relevant: done.relevant, error: done.error, bytes: done.event.bytes, newUrls: done.newUrls, pruned: done.pruned });
       this.emit('page', done.event);
-      for (const h of this.opts.hooks ?? []) await h.recorded?.(item, { page: done.event });
+      for (const h of this.opts.hooks ?? []) await h.recorded?.(item, { page: done.event, outlinks: done.outlinks });
       return { state: 'done', deferUntil };
     } catch (err) {
       if (err instanceof TopicrawlError && err.fatal) throw err;
@@ -311,16 +327,22 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   /** An unexpected error on one page becomes its recorded outcome; the crawl goes on. */
   private async recordFailure(item: Lease, err: unknown): Promise<void> {
     const o = toOutcome(err);
-    await this.serial.run(async () => {
-      await this.store.recordPage({
+    const seq = await this.serial.run(async () => {
+      const fetchSeq = await this.store.recordPage({
         url: recordedUrl(item), state: UrlState.FAILED, status: 0, error: o.code, relevance: null, relevant: null, contentHash: null,
         fetchedAt: Date.now(), note: o.message.slice(0, 500), response: null, links: [], hostCounts: null,
       });
       // the strategy hears of every page with a fetch_seq, as the resume replay (fetchHistory) does
       const page = { id: item.id, url: item.url, depth: item.depth, life: item.life, priority: item.priority, relevance: null, relevant: false };
       await strategyHears(this.deps, page, [], []);
+      return fetchSeq ?? 0;
     });
     this.stats.page({ relevant: false, error: true, bytes: 0, newUrls: 0, pruned: 0 });
+    // a failed attempt is a recorded page too (its outcome is the error): listeners count it as the summary does
+    this.emit('page', {
+      url: item.url, host: item.host, status: 0, depth: item.depth, relevance: null, relevant: null, priority: item.priority,
+      error: o.code, bytes: 0, seq, newUrls: 0,
+    });
     this.emit('warn', { code: o.code, message: o.message, url: item.url });
   }
 }

@@ -4,11 +4,14 @@ import { UrlState } from '../frontier/url-state.js';
 import type { LinkInfo, PageInfo, Strategy } from '../strategy/strategy.js';
 import { inlinkContribution } from '../strategy/strategy.js';
 import type { AnalyzedLink } from './page-analysis.js';
+import type { StrategyTiming } from './strategy-timing.js';
 
 export interface IntakeDeps {
   frontier: Frontier;
   strategy: Strategy;
   maxDepth: number;
+  /** Hears how long the strategy's calls took (monitoring); absent: they are not timed. */
+  timing?: StrategyTiming;
 }
 
 export interface IntakeResult {
@@ -71,7 +74,9 @@ export async function intakeLinks(
       anchorScore: l.anchorScore, contextScore: l.contextScore,
     });
   });
+  const t0 = deps.timing ? performance.now() : 0;
   const decisions = deps.strategy.onPageFetched(page, infos);
+  if (deps.timing) deps.timing.timed(deps.strategy.name, 'onPageFetched', (performance.now() - t0) / 1000);
 
   const adds: NewUrl[] = [];
   const addAt: number[] = [];

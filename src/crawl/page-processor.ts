@@ -11,6 +11,7 @@ import { urlHash } from '../url/url-hash.js';
 import type { AnalyzerPool } from './analyzer-pool.js';
 import { intakeLinks, linkHash, type IntakeAnswer } from './link-intake.js';
 import type { LookupGate } from './lookup-gate.js';
+import type { StrategyTiming } from './strategy-timing.js';
 import type { LinksCut, PageAnalysis } from './page-analysis.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
 import type { NearDupIndex } from '../dedup/near-dup-index.js';
@@ -31,6 +32,8 @@ export interface ProcessorDeps {
   serial: <T>(fn: () => Promise<T>) => Promise<T>;
   /** Orders the pages' frontier lookups, sent ahead of their serial part (see LookupGate). */
   lookups: LookupGate;
+  /** Hears how long the strategy's calls took (monitoring); absent: they are not timed. */
+  timing?: StrategyTiming;
   /** The fingerprints of the pages fetched so far (`dedup.enabled`), or null: no near-duplicate detection. */
   nearDups: NearDupIndex | null;
   /** `dedup.follow_links`: a near-duplicate's links are followed. */
@@ -48,6 +51,8 @@ export interface ProcessedPage {
   newUrls: number;
   /** change in the number of pruned URLs: new ones pruned, less pruned ones revived */
   pruned: number;
+  /** The links the page's analysis found (normalised, in scope), for per-page outputs (WARC metadata). */
+  outlinks: { url: string; anchor: string }[];
   /**
    * Settles when the frontier applied the strategy's updates after this page (sent in order before
    * any later call; a shared frontier sends them with its next call). A rejection is the frontier's
@@ -96,6 +101,7 @@ export async function processFetch(deps: ProcessorDeps, item: Lease, res: FetchR
       done.page.pruned += a.pruned;
       if (a.relinked.length) await store.relinkTargets(item.id, a.relinked);
     }
+    done.page.event.newUrls = done.page.newUrls;
     return done.page;
   } finally {
     turn.open();
@@ -155,7 +161,7 @@ async function recordFetch(
     else {
       if (analysis.linksCut) notes.push(linksCutNote((linksCut = analysis.linksCut)));
       if (analysis.links.length) {
-        const out = await intakeLinks({ frontier: deps.frontier, strategy: deps.strategy, maxDepth: deps.maxDepth }, page, analysis.links, known, sent);
+        const out = await intakeLinks({ frontier: deps.frontier, strategy: deps.strategy, maxDepth: deps.maxDepth, timing: deps.timing }, page, analysis.links, known, sent);
         links = out.links;
         intake = { infos: out.infos, ids: out.links.map((l) => l.toId) };
         answer = out.answer;
@@ -191,8 +197,8 @@ async function recordFetch(
   const isError = error !== null;
   const processed: ProcessedPage = {
     event: {
-      url: item.url, status: res.status, depth: item.depth, relevance, relevant: relevance === null ? null : relevant,
-      priority: item.priority, error: error ?? undefined, bytes: res.body.length, seq: fetchSeq,
+      url: item.url, host: item.host, status: res.status, depth: item.depth, relevance, relevant: relevance === null ? null : relevant,
+      priority: item.priority, error: error ?? undefined, bytes: res.body.length, seq: fetchSeq, newUrls,
       ...(linksCut ? { linksCut } : {}),
       ...(lang ? { lang } : {}),
       ...(duplicateOf ? { duplicateOf } : {}),
@@ -201,6 +207,7 @@ async function recordFetch(
     error: isError,
     newUrls,
     pruned,
+    outlinks: analysis?.links ?? [],
     heard,
   };
   return { page: processed, answer };
@@ -211,15 +218,33 @@ async function recordFetch(
  * to the frontier. Both happen before this returns (the intake is sent: see the frontier's call
  * order); the promise settles with the intake's reply.
  */
-export function strategyHears(deps: { strategy: Strategy; frontier: Frontier }, page: PageInfo, infos: LinkInfo[], ids: number[]): Promise<void> {
+export function strategyHears(deps: { strategy: Strategy; frontier: Frontier; timing?: StrategyTiming }, page: PageInfo, infos: LinkInfo[], ids: number[]): Promise<void> {
   try {
-    deps.strategy.onLinksStored?.(page, infos, ids);
-    const updates = deps.strategy.takeUpdates?.();
+    const { strategy, timing } = deps;
+    if (timing && (strategy.onLinksStored || strategy.takeUpdates)) return timedHears(deps, timing, page, infos, ids);
+    strategy.onLinksStored?.(page, infos, ids);
+    const updates = strategy.takeUpdates?.();
     if (updates?.length) return deps.frontier.intake({ updates }).then(() => undefined);
     return Promise.resolve();
   } catch (err) {
     return Promise.reject(err);
   }
+}
+
+/** strategyHears with each of the strategy's calls timed. */
+function timedHears(deps: { strategy: Strategy; frontier: Frontier }, timing: StrategyTiming, page: PageInfo, infos: LinkInfo[], ids: number[]): Promise<void> {
+  const { strategy } = deps;
+  let t = performance.now();
+  if (strategy.onLinksStored) {
+    strategy.onLinksStored(page, infos, ids);
+    const t1 = performance.now();
+    timing.timed(strategy.name, 'onLinksStored', (t1 - t) / 1000);
+    t = t1;
+  }
+  const updates = strategy.takeUpdates?.();
+  if (strategy.takeUpdates) timing.timed(strategy.name, 'takeUpdates', (performance.now() - t) / 1000);
+  if (updates?.length) return deps.frontier.intake({ updates }).then(() => undefined);
+  return Promise.resolve();
 }
 
 /** A leased URL as the store records it. */

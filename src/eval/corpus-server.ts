@@ -1,8 +1,7 @@
 import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
-import { TopicrawlError } from '../errors.js';
+import { checkPort, listenOn } from '../metrics/http-listen.js';
 import { listCorpusHosts } from './corpus.js';
 
 /**
@@ -123,13 +122,6 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
-/** Why listening failed, in words, by errno. */
-const LISTEN_REASONS: Record<string, string> = {
-  EADDRINUSE: 'is in use by another program',
-  EACCES: 'needs privileges this user lacks (ports below 1024)',
-  EADDRNOTAVAIL: 'is on an address this machine does not have',
-};
-
 /**
  * Starts serving `<dir>/site/` on loopback. Throws E_CORPUS if the site folder is unusable, E_USAGE
  * for a port that is no port number (not an integer from 0 to 65535) or cannot be listened on (in use,
@@ -137,9 +129,7 @@ const LISTEN_REASONS: Record<string, string> = {
  */
 export async function startCorpusServer(dir: string, opts: CorpusServerOptions = {}): Promise<CorpusServer> {
   const wanted = opts.port ?? 0;
-  if (!Number.isInteger(wanted) || wanted < 0 || wanted > 65535) {
-    throw new TopicrawlError('E_USAGE', `--port ${String(wanted)}: expected a port number from 0 to 65535 (0: any free port)`, { port: wanted });
-  }
+  checkPort(wanted, '--port');
   const hosts = listCorpusHosts(dir);
   const siteRoot = await realpath(resolve(dir, 'site'));
   const roots = new Map<string, string>();
@@ -259,19 +249,7 @@ export async function startCorpusServer(dir: string, opts: CorpusServerOptions =
   server.keepAliveTimeout = 30_000;
   server.headersTimeout = 35_000;
 
-  const listenHost = opts.host ?? '127.0.0.1';
-  await new Promise<void>((ok, ko) => {
-    const failed = (err: NodeJS.ErrnoException) => {
-      const reason = LISTEN_REASONS[err.code ?? ''] ?? err.message;
-      ko(new TopicrawlError('E_USAGE', `cannot serve on ${listenHost} port ${wanted}: the port ${reason} (${err.code ?? 'error'}); choose another --port, or 0 for any free port`, { port: wanted, host: listenHost, errno: err.code }, { cause: err }));
-    };
-    server.once('error', failed);
-    server.listen(wanted, listenHost, () => {
-      server.off('error', failed);
-      ok();
-    });
-  });
-  const addr = server.address() as AddressInfo;
+  const addr = await listenOn(server, opts.host ?? '127.0.0.1', wanted, 'serve', '--port');
   const hostPort = addr.family === 'IPv6' ? `[${addr.address}]:${addr.port}` : `${addr.address}:${addr.port}`;
   let closing: Promise<void> | null = null;
   return {

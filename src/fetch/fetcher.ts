@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors.js';
+import type { WireExchange } from './wire-exchange.js';
 
 /**
  * Fetches one URL over HTTP(S), one hop: it never follows redirects (the crawl loop does, so each
@@ -47,6 +48,8 @@ export interface FetchResult {
   remoteAddress?: string;
   /** Set when the fetch failed or the body was cut. */
   error?: { code: ErrorCode; message: string };
+  /** The exchange as on the wire, when the fetcher keeps it (`FetcherOptions.keepWire`) and a response came. */
+  wire?: WireExchange;
 }
 
 /** Fetcher settings: the topic's `fetch` and `politeness.user_agent`, the page cap, host mapping. */
@@ -66,4 +69,6 @@ export interface FetcherOptions {
   dnsTtlMs?: number;
   /** Max connections per origin (default 8). */
   connectionsPerOrigin?: number;
+  /** Keep each exchange as on the wire in `FetchResult.wire` (WARC output); off: nothing of it is installed. */
+  keepWire?: boolean;
 }

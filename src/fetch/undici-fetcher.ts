@@ -6,6 +6,7 @@ import { mapFetchError, type FetchFailure } from './fetch-errors.js';
 import { createCachingLookup, type CachingLookup } from './dns-cache.js';
 import { HostMap, mappedConnector, originKey } from './host-map.js';
 import { publicOnlyLookup } from './address-policy.js';
+import { listenForRequestHeads, wireInterceptor, WireCapture, type WireDispatchOptions } from './wire-capture.js';
 
 const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5';
 const ACCEPT_ENCODING = 'gzip, deflate, br';
@@ -37,6 +38,9 @@ export function mediaType(contentType: string | undefined): string | null {
  */
 export class UndiciFetcher implements Fetcher {
   private readonly agent: Agent;
+  /** The agent, with the wire-capture interceptor when keepWire (else the agent itself). */
+  private readonly dispatcher: Dispatcher;
+  private readonly stopListening: (() => void) | null;
   private readonly remote = new Map<string, string>();
   /** The DNS cache of this fetcher's connections. */
   readonly lookup: CachingLookup;
@@ -61,6 +65,8 @@ export class UndiciFetcher implements Fetcher {
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
     });
+    this.dispatcher = opts.keepWire ? this.agent.compose(wireInterceptor) : this.agent;
+    this.stopListening = opts.keepWire ? listenForRequestHeads() : null;
     this.baseHeaders = { 'user-agent': opts.userAgent, accept: ACCEPT, 'accept-encoding': ACCEPT_ENCODING };
   }
 
@@ -99,14 +105,12 @@ export class UndiciFetcher implements Fetcher {
     }
 
     let res: Dispatcher.ResponseData;
+    const path = u.pathname + u.search;
+    const wire = this.stopListening ? new WireCapture('GET', path) : undefined;
     try {
-      res = await this.agent.request({
-        origin: u.origin,
-        path: u.pathname + u.search,
-        method: 'GET',
-        headers,
-        signal: options.signal,
-      });
+      const req: WireDispatchOptions & Dispatcher.RequestOptions = { origin: u.origin, path, method: 'GET', headers, signal: options.signal };
+      if (wire) req.wire = wire;
+      res = await this.dispatcher.request(req);
     } catch (err) {
       return result({ remoteAddress: this.remoteAddress(u) }, abortedOr(options.signal, mapFetchError(err)));
     }
@@ -130,6 +134,7 @@ export class UndiciFetcher implements Fetcher {
         location: status >= 300 && status < 400 ? resolveLocation(hdrs.location, u) : null,
         wireBytes: read.wireBytes,
         remoteAddress: this.remoteAddress(u),
+        ...(wire ? { wire: wire.exchange(!read.error) } : {}),
       },
       read.error && read.error.code !== 'E_TOO_LARGE' ? abortedOr(options.signal, read.error) : read.error,
     );
@@ -138,6 +143,7 @@ export class UndiciFetcher implements Fetcher {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopListening?.();
     await this.agent.destroy().catch(() => undefined);
   }
 

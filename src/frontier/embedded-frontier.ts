@@ -1,4 +1,4 @@
-import type { Claim, Frontier, IntakeBatch, IntakeResult, KnownUrl, Lease, Settlement, UrlKey } from './frontier.js';
+import type { Claim, Frontier, HostStates, IntakeBatch, IntakeResult, KnownUrl, Lease, Settlement, UrlKey } from './frontier.js';
 import type { FrontierItem, NewUrl } from './local-frontier.js';
 import type { SqliteFrontier } from './sqlite-frontier.js';
 
@@ -136,6 +136,10 @@ export class EmbeddedFrontier implements Frontier {
 
   async size(): Promise<number> {
     return this.local.size();
+  }
+
+  async hostStates(now: number): Promise<HostStates> {
+    return { ...this.local.hostStates(now), suspended: this.suspended.size };
   }
 
   leased(): number {

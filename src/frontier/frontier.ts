@@ -76,10 +76,30 @@ export interface Frontier {
   suspendHost(hostId: number): Promise<void>;
   /** Number of queued URLs (not leased). */
   size(): Promise<number>;
+  /**
+   * How many hosts are in each scheduling state at `now` (ms; a shared frontier uses its own clock):
+   * for monitoring, read on demand (a scrape, a status poll), never per page. Its cost is one pass
+   * over the hosts in memory (embedded) or one script call (shared), so callers should not ask
+   * more than about once a second.
+   */
+  hostStates(now: number): Promise<HostStates>;
   /** Leases this client holds. */
   leased(): number;
   /** Releases what this client holds (unsettled leases go back to the queue) and saves what must be saved. */
   close(): Promise<void>;
+}
+
+/**
+ * Hosts by scheduling state (Heritrix calls them ready, snoozed and retired queues). A host with
+ * queued URLs is `waiting` when it may be contacted now (it waits for a free slot) and `sleeping`
+ * when its politeness delay or a back-off keeps it until later; a host with all its requests in
+ * flight, over its page budget, or with nothing queued is in neither. `suspended`: hosts suspended
+ * after repeated failures (their URLs stay queued), whatever their queue.
+ */
+export interface HostStates {
+  waiting: number;
+  sleeping: number;
+  suspended: number;
 }
 
 export interface UrlKey {

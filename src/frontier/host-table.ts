@@ -47,6 +47,22 @@ export class HostTable {
     return this.byId.values();
   }
 
+  /**
+   * Hosts with queued URLs that may be contacted at `now` (`waiting`) or wait for their delay or a
+   * back-off (`sleeping`); hosts closed (page budget, suspended) or with every request slot in
+   * flight (`perHostConcurrency`) count in neither. One pass over the slots.
+   */
+  states(now: number, perHostConcurrency: number): { waiting: number; sleeping: number } {
+    let waiting = 0;
+    let sleeping = 0;
+    for (const h of this.byId.values()) {
+      if (h.closed || h.inFlight >= perHostConcurrency || (h.cands.length === 0 && !h.more)) continue;
+      if (h.nextAt > now) sleeping++;
+      else waiting++;
+    }
+    return { waiting, sleeping };
+  }
+
   /** A host's slot by name, created (with its row) if new. */
   byNameOrCreate(name: string): HostSlot {
     const cached = this.byName.get(name);

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { Claim, Frontier, IntakeBatch, IntakeResult, KnownUrl, Lease, Settlement, UrlKey } from './frontier.js';
+import type { Claim, Frontier, HostStates, IntakeBatch, IntakeResult, KnownUrl, Lease, Settlement, UrlKey } from './frontier.js';
 import { RedisHostIds } from './redis-host-ids.js';
 import { RedisIdBlocks } from './redis-id-blocks.js';
 import { decodeLease, encodeAdds, optionalArg as opt, replyNumber as num, encodeSettle, encodeUpdates, redisScore, SETTLE_DONE, SETTLE_RELEASE, SETTLE_REQUEUE } from './redis-codec.js';
@@ -284,6 +284,13 @@ export class RedisFrontier implements Frontier {
   async size(): Promise<number> {
     this.sendPending();
     return Number((await this.conn.run('size', (c) => c.get(`${this.prefix}queued`))) ?? 0);
+  }
+
+  /** One script call; the server's clock decides who is sleeping (not `now`). */
+  async hostStates(_now?: number): Promise<HostStates> {
+    this.sendPending();
+    const [waiting, sleeping, suspended] = (await this.conn.run('reading the host states', (c) => c.tcHosts(this.key, ...this.base, 'states'))) as number[];
+    return { waiting, sleeping, suspended };
   }
 
   leased(): number {

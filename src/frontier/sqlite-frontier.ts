@@ -280,6 +280,11 @@ export class SqliteFrontier implements LocalFrontier {
     return this.inFlightIds.size + this.requeued.size;
   }
 
+  /** Hosts by scheduling state at `now` (see {@link HostTable.states}): for monitoring, not per page. */
+  hostStates(now: number): { waiting: number; sleeping: number } {
+    return this.hosts.states(now, this.opts.perHostConcurrency);
+  }
+
   /** Sizes of the in-memory structures (for benchmarks and monitoring). */
   memoryStats(): { hosts: number; ready: number; waiting: number; candidates: number; seen: number; seenMb: number } {
     let candidates = 0;

@@ -7,6 +7,7 @@ import type { PageAnalysis } from '../crawl/page-analysis.js';
 import { strategyHears } from '../crawl/page-processor.js';
 import { RobotsGate } from '../crawl/robots-gate.js';
 import { TypedEmitter } from '../events.js';
+import { toOutcome } from '../errors.js';
 import type { Settlement } from '../frontier/frontier.js';
 import type { Fetcher, FetchResult } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots.js';
@@ -229,9 +230,16 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     if (p.etag) headers['if-none-match'] = p.etag;
     if (p.lastModified) headers['if-modified-since'] = p.lastModified;
     p.requested = true;
-    const res = await this.fetcher.fetch(p.url, { headers });
+    let res = await this.fetcher.fetch(p.url, { headers });
     const item = { id: p.urlId, url: p.url, host: p.host, hostId: p.hostId };
-    for (const h of this.opts.hooks ?? []) await h.fetched?.(item, res);
+    try {
+      for (const h of this.opts.hooks ?? []) await h.fetched?.(item, res);
+    } catch (err) {
+      // a hook that throws fails this check (as a failed fetch: retried after the class's min_ms), never the run
+      const o = toOutcome(err);
+      this.emit('warn', { code: o.code, message: o.message, url: p.url });
+      res = { ...res, status: 0, body: Buffer.alloc(0), error: o };
+    }
     const at = this.now();
     const settings = this.cfg.revisit;
     const cls = classOf(p.cls, settings);
@@ -272,7 +280,12 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       nextAt: outcome === 'deleted' ? null : row.nextAt, newUrls,
     };
     this.emit('check', check);
-    for (const h of this.opts.hooks ?? []) await h.recorded?.(item, { check });
+    try {
+      for (const h of this.opts.hooks ?? []) await h.recorded?.(item, { check });
+    } catch (err) {
+      const o = toOutcome(err); // (the check is recorded already: a warning)
+      this.emit('warn', { code: o.code, message: o.message, url: p.url });
+    }
     if (links) await strategyHears(this.state, links.page, links.out.infos, links.out.links.map((l) => l.toId));
     if (++this.sinceBudget >= this.solveEvery) {
       this.solveBudget();

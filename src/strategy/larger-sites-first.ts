@@ -1,4 +1,4 @@
-import { getDomain } from 'tldts';
+import { createRequire } from 'node:module';
 import { UrlState } from '../frontier/url-state.js';
 import { hostKey } from '../url/host.js';
 import type { LinkDecision, LinkInfo, PageInfo, PriorityUpdate, ResumeState, Strategy, StrategyConfig } from './strategy.js';
@@ -34,12 +34,16 @@ export function siteLevel(n: number): number {
   return n < SMALL ? Math.max(0, n) : SMALL + Math.floor(Math.log(n / SMALL) / LOG_RATIO + 1e-9);
 }
 
+/** The Public Suffix List (tldts), loaded on first use: it costs ~100 ms to load, and most commands never need it. */
+let tldts: typeof import('tldts') | undefined;
+
 /** The site of a host key (host[:port]) for `site`. */
 export function siteOfHost(host: string, site: 'domain' | 'host'): string {
   if (site === 'host' || host.startsWith('[')) return host;
   const colon = host.lastIndexOf(':');
   const name = colon >= 0 ? host.slice(0, colon) : host;
-  return getDomain(name, { allowPrivateDomains: true }) ?? host;
+  tldts ??= createRequire(import.meta.url)('tldts') as typeof import('tldts');
+  return tldts.getDomain(name, { allowPrivateDomains: true }) ?? host;
 }
 
 export function createLargerSitesFirst(cfg: StrategyConfig): Strategy {

@@ -112,6 +112,29 @@ describe('RedisFrontier', () => {
     expect(got).toEqual(['http://a.test/p', 'http://a.test/p', 'http://a.test/1', 'http://a.test/2']);
   });
 
+  it('ranks a host freed by a settle by its queue as it is then: URLs added, re-prioritised or revived while it was busy', async () => {
+    // a.test is busy (its lease out) while its queue changes in each way; once settled, its new best
+    // (0.95) must come before b.test's 0.5, and its old best (0.1) after
+    const cases: ((f: Frontier, a2: number) => Promise<unknown>)[] = [
+      (f) => f.intake({ adds: [entry('http://a.test/3', 0.95)] }),
+      (f, a2) => f.intake({ updates: [{ id: a2, priority: 0.95 }] }),
+      (f, a2) => f.intake({ changes: [{ id: a2, hostId: 1, priority: 0.95 }] }),
+      (f) => f.intake({ changes: [{ id: 4, hostId: 1, state: UrlState.QUEUED, priority: 0.95, life: 1 }] }),
+    ];
+    for (const change of cases) {
+      const f = await testCrawl().open();
+      const { ids } = await f.intake({ adds: [entry('http://a.test/1', 0.9), entry('http://a.test/2', 0.1), entry('http://b.test/1', 0.5), entry('http://a.test/p', 0, { state: UrlState.PRUNED })] });
+      expect(ids[3]).toBe(4);
+      const first = (await claimOne(f))!;
+      expect(first.url).toBe('http://a.test/1');
+      await change(f, ids[1]);
+      expect(await f.settle(first, { state: 'done' }, Date.now())).toBe(true);
+      const next = (await claimOne(f))!;
+      expect(next.host).toBe('a.test');
+      expect(next.priority).toBe(0.95);
+    }
+  });
+
   it('keeps a host to its delay on the server clock, whoever claims', async () => {
     const t = testCrawl();
     const f1 = await t.open({ delayMs: 300 });

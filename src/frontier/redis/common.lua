@@ -22,6 +22,7 @@
 --   ready     zset of hosts that may be contacted: score and member those of their best URL in
 --             q:<hid>, then the 4-byte host id (the same order as their best URLs').
 --   sleep     zset of hosts with queued URLs waiting for their time: score t, member host id.
+--   suspended set of the ids of the hosts suspended (h.s), for monitoring (hosts.lua states).
 --   leases    zset: member 4-byte host id, 6-byte URL id, 2-byte worker number, 4-byte claim number;
 --             score its expiry (server ms).
 --   held      zset: leases released (their page handled, its record not yet durable; their host

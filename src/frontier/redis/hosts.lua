@@ -2,12 +2,19 @@
 --   id <name>            -> the host's id (created if new)
 --   delay <hid> <ms>     -> sets the host's politeness delay
 --   defer <hid> <ms>     -> the host waits at least this long from now
---   suspend <hid>        -> the host is handed out no more (its URLs stay queued)
+--   suspend <hid>        -> the host is handed out no more (its URLs stay queued); it joins `suspended`
+--   states               -> {hosts waiting, sleeping, suspended} (see the Frontier's hostStates)
 --   worker <name>        -> the worker's number (created if new)
 --   epoch                -> the crawl's epoch (created if missing: the server lost the crawl's keys,
 --                           or the crawl is new); host ids a client learnt hold while it stays
 local op = ARGV[6]
 if op == 'id' then return host_id(ARGV[7]) end
+if op == 'states' then
+  -- a host in `sleep` whose time has come waits for the next claim to move it to `ready`: it waits already
+  local now = now_ms()
+  local woke = redis.call('ZCOUNT', K('sleep'), '-inf', now)
+  return { redis.call('ZCARD', K('ready')) + woke, redis.call('ZCARD', K('sleep')) - woke, redis.call('SCARD', K('suspended')) }
+end
 if op == 'epoch' then
   local t = redis.call('TIME')
   redis.call('SET', K('epoch'), t[1] .. '.' .. t[2], 'NX')
@@ -36,6 +43,7 @@ if op == 'defer' then
   if t > h.t then h.t, h.dirty = t, true end
 elseif op == 'suspend' then
   h.s, h.dirty = true, true
+  redis.call('SADD', K('suspended'), hid)
 else
   return redis.error_reply('ERR unknown host operation ' .. tostring(op))
 end

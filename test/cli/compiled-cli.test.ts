@@ -1,0 +1,77 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { distIsFresh, sourceState } from '../../bin/runtime.js';
+import { openDatabase } from '../../src/store/sqlite-store.js';
+import { repoRoot } from '../helpers/crawl-corpus.js';
+import { tmpDir } from '../helpers/tmp.js';
+
+describe('which code the topicrawl command runs (bin/runtime.js)', () => {
+  /** A checkout with src/ files and, when built, dist/.build.json recording their state. */
+  function checkout(built: boolean): string {
+    const root = tmpDir();
+    mkdirSync(join(root, 'src', 'cli'), { recursive: true });
+    writeFileSync(join(root, 'src', 'cli', 'main.ts'), 'export {};\n');
+    writeFileSync(join(root, 'src', 'errors.ts'), 'export {};\n');
+    utimesSync(join(root, 'src', 'errors.ts'), 1_000_000, 1_000_000);
+    if (built) {
+      mkdirSync(join(root, 'dist'));
+      writeFileSync(join(root, 'dist', '.build.json'), JSON.stringify(sourceState(join(root, 'src'))));
+    }
+    return root;
+  }
+
+  it('runs dist/ only while it was built from src/ as it is: not once a file changed, was added or removed, nor without a build', () => {
+    const root = checkout(true);
+    expect(sourceState(join(root, 'src')).count).toBe(2);
+    expect(distIsFresh(root)).toBe(true);
+    // a file edited after the build
+    const later = Date.now() / 1000 + 5;
+    utimesSync(join(root, 'src', 'errors.ts'), later, later);
+    expect(distIsFresh(root)).toBe(false);
+    // a new file (with an old date)
+    const added = checkout(true);
+    writeFileSync(join(added, 'src', 'new.ts'), '');
+    utimesSync(join(added, 'src', 'new.ts'), 1_000, 1_000);
+    expect(distIsFresh(added)).toBe(false);
+    expect(distIsFresh(checkout(false))).toBe(false);
+  });
+});
+
+// The compiled CLI itself: built by `npm ci` (prepare: npm run build). CI must have it; a checkout
+// being edited may not (then bin/topicrawl.js runs the sources, and these tests are skipped).
+const fresh = distIsFresh(repoRoot);
+if (!fresh && !process.env.CI) console.log('compiled-cli: dist/ is missing or older than src/ (npm run build); the compiled CLI tests are skipped');
+
+describe.runIf(fresh || process.env.CI)('the compiled CLI (dist/)', () => {
+  it('is there after npm ci, up to date with the sources', () => {
+    expect(fresh).toBe(true);
+  });
+
+  it('answers --help, and crawls the demo corpus with its analysis threads on compiled code', () => {
+    const help = spawnSync(process.execPath, [join(repoRoot, 'dist/cli/main.js'), '--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/topicrawl <command>/);
+    expect(help.stdout).toMatch(/crawl <topic>/);
+    const db = join(tmpDir(), 'demo.db');
+    // run by node itself, without tsx's loader: nothing here can load TypeScript
+    const demo = spawnSync(process.execPath, [join(repoRoot, 'dist/cli/main.js'), 'demo', '--json', '--db', db, '--set', 'limits.max_pages=40'], {
+      encoding: 'utf8', cwd: repoRoot, timeout: 120_000,
+    });
+    expect(demo.stderr).not.toMatch(/E_INTERNAL|ERR_UNKNOWN_FILE_EXTENSION|Cannot find module/);
+    expect(demo.status).toBe(0);
+    const summary = JSON.parse(demo.stdout) as { fetched: number; errors: number };
+    expect(summary.fetched).toBe(40);
+    // (a thread that could not load its code fails every page it is given)
+    expect(summary.errors).toBe(0);
+    const conn = openDatabase(db, { readonly: true });
+    try {
+      // pages analysed (relevance scored) by the analysis threads
+      const scored = conn.prepare('SELECT COUNT(*) AS n FROM urls WHERE relevance IS NOT NULL').get() as { n: number };
+      expect(scored.n).toBeGreaterThan(0);
+    } finally {
+      conn.close();
+    }
+  }, 150_000);
+});
