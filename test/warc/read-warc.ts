@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
-import { WARCParser } from 'warcio';
+import { basename } from 'node:path';
+import { CDXIndexer, WARCParser } from 'warcio';
 
 /** One record of a WARC file as warcio's parser reads it, with its raw bytes for recomputing digests. */
 export interface ReadRecord {
@@ -90,4 +91,16 @@ export function sha256Base32(b: Uint8Array): string {
   if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
   while (out.length % 8 !== 0) out += '=';
   return `sha256:${out}`;
+}
+
+/** The CDXJ lines warcio's own indexer makes of a finished WARC file (each ending with a newline). */
+export async function warcioCdxj(path: string): Promise<string[]> {
+  const data = readFileSync(path);
+  const indexer = new CDXIndexer({ format: 'cdxj' });
+  const out: string[] = [];
+  const reader = (async function* () {
+    yield data;
+  })();
+  for await (const r of indexer.iterIndex([{ filename: basename(path), reader }])) out.push(indexer.serialize(r));
+  return out;
 }

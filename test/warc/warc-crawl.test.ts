@@ -11,7 +11,7 @@ import { parseCdxjLine } from '../../src/warc/warc-originals.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { chunked, head, startRawServer, type RawServer } from './raw-http-server.js';
-import { gzipMembers, readWarc, sha256Base32, type ReadRecord } from './read-warc.js';
+import { gzipMembers, readWarc, sha256Base32, warcioCdxj, type ReadRecord } from './read-warc.js';
 
 const HOST = 'warc.test';
 const html = (title: string, body: string) => Buffer.from(`<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`);
@@ -168,6 +168,8 @@ describe('WARC output (crawl --warc, recrawl, export --format warc)', () => {
       const lines = readFileSync(join(warcDir, f.replace(/\.warc\.gz$/, '.cdxj')), 'utf8').split('\n').filter(Boolean);
       expect(lines.length).toBe(inFile.filter((r) => r.type === 'response' || r.type === 'revisit').length);
       const data = readFileSync(join(warcDir, f));
+      // the index written as records were written is the one warcio's indexer makes of the finished file
+      expect(lines.map((l) => `${l}\n`)).toEqual(await warcioCdxj(join(warcDir, f)));
       for (const line of lines) {
         const c = parseCdxjLine(line)!;
         expect(c.filename).toBe(f);
@@ -226,6 +228,9 @@ describe('WARC output (crawl --warc, recrawl, export --format warc)', () => {
     expect(mov[0].payload!.toString()).toContain('tobacco version 2');
     for (const r of rev) if (r.type !== 'warcinfo') expect(sha256Base32(r.block)).toBe(r.headers.get('warc-block-digest'));
     expect(gzipMembers(join(warcDir, newFiles[0]))).toEqual(rev.map((r) => r.offset));
+    const cdxj = readFileSync(join(warcDir, newFiles[0].replace(/\.warc\.gz$/, '.cdxj')), 'utf8');
+    expect(cdxj).toContain('"mime":"warc/revisit"');
+    expect(cdxj.split(/(?<=\n)/)).toEqual(await warcioCdxj(join(warcDir, newFiles[0])));
   }, 120_000);
 
   it('export --format warc rebuilds response records from a crawl file, under a warcinfo that says they are reconstructed', async () => {

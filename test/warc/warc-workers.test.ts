@@ -6,7 +6,7 @@ import { runCliProcess } from '../helpers/cli-process.js';
 import { testCrawl, REDIS_URL } from '../helpers/redis.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { head, startRawServer, type RawServer } from './raw-http-server.js';
-import { gzipMembers, readWarc, sha256Base32, type ReadRecord } from './read-warc.js';
+import { gzipMembers, readWarc, sha256Base32, warcioCdxj, type ReadRecord } from './read-warc.js';
 
 const HOST = 'workers.test';
 const PAGES = 40;
@@ -53,6 +53,7 @@ describe('WARC output of a shared crawl (--workers 2, Redis)', () => {
       expect(gzipMembers(join(warc, f))).toEqual(recs.map((x) => x.offset));
       const cdx = readFileSync(join(warc, f.replace(/\.warc\.gz$/, '.cdxj')), 'utf8').split('\n').filter(Boolean).map((l) => parseCdxjLine(l)!);
       expect(cdx.map((c) => Number(c.offset))).toEqual(recs.filter((x) => x.type === 'response').map((x) => x.offset));
+      expect(readFileSync(join(warc, f.replace(/\.warc\.gz$/, '.cdxj')), 'utf8').split(/(?<=\n)/).filter(Boolean)).toEqual(await warcioCdxj(join(warc, f)));
       all.push(...recs);
     }
     const responses = all.filter((x) => x.type === 'response');
