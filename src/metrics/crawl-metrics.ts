@@ -5,7 +5,7 @@ import type { CrawlEvents, PageEvent, ProgressSnapshot, StopReason, TypedEmitter
 import type { FetchResult } from '../fetch/fetcher.js';
 import type { CheckEvent } from '../revisit/recrawl-types.js';
 import type { HostStates } from '../frontier/frontier.js';
-import { LiveStatus, type StatusMeta } from './live-status.js';
+import { inHarvest, LiveStatus, type StatusMeta } from './live-status.js';
 import type { StatusJson } from './status-json.js';
 
 /** What the metrics watch: a crawl's events, and its frontier's host states on demand (a Crawler). */
@@ -57,7 +57,7 @@ export class CrawlMetrics implements PageHook, StrategyTiming {
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
     const P = 'topicrawl_';
     this.pages = new Counter({ name: `${P}pages_total`, help: 'Pages recorded by this process, by HTTP status class (none: no response) and outcome (ok, or the error code)', labelNames: ['status_class', 'outcome'], registers });
-    this.relevantPages = new Counter({ name: `${P}relevant_pages_total`, help: 'Pages recorded by this process at or above the relevance threshold (estimated relevant)', registers });
+    this.relevantPages = new Counter({ name: `${P}relevant_pages_total`, help: 'Pages recorded by this process at or above the relevance threshold, duplicates left out (estimated relevant, as the harvest counts them)', registers });
     this.bytes = new Counter({ name: `${P}bytes_total`, help: 'Body bytes of the pages recorded by this process (after decompression)', registers });
     this.discovered = new Counter({ name: `${P}discovered_urls_total`, help: 'URLs new to the frontier found on the pages recorded by this process', registers });
     this.warnings = new Counter({ name: `${P}warnings_total`, help: 'Warnings of this process by code (retries, suspended hosts, W_*)', labelNames: ['code'], registers });
@@ -110,7 +110,7 @@ export class CrawlMetrics implements PageHook, StrategyTiming {
     let c = this.pageChildren.get(key);
     if (!c) this.pageChildren.set(key, (c = this.pages.labels(sc, outcome)));
     c.inc();
-    if (e.relevant) this.relevantPages.inc();
+    if (inHarvest(e)) this.relevantPages.inc();
     if (e.bytes) this.bytes.inc(e.bytes);
     if (e.newUrls) this.discovered.inc(e.newUrls);
     this.live.page(e);

@@ -12,6 +12,11 @@ export interface StatusMeta {
   worker: string | null;
 }
 
+/** Whether a page counts in the estimated harvest, as the crawl's summary counts it: relevant, and no duplicate of an earlier page. */
+export function inHarvest(e: PageEvent): boolean {
+  return e.relevant === true && !e.duplicateOf;
+}
+
 const LATEST = 15;
 const TOP = 10;
 
@@ -55,7 +60,7 @@ export class LiveStatus {
     this.pages++;
     const h = this.hosts.of(e.host);
     h.pages++;
-    if (e.relevant) {
+    if (inHarvest(e)) {
       this.relevant++;
       h.relevant++;
       this.latest.unshift({ url: e.url, relevance: e.relevance ?? 0, seq: e.seq, at: this.now() });

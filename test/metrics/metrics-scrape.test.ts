@@ -76,7 +76,7 @@ const histCount = (s: Scrape, name: string, where: (l: Record<string, string>) =
 describe('crawl metrics (Prometheus, /metrics)', () => {
   it('are scraped during a real crawl in the exposition format, and end equal to the crawl summary', async () => {
     const dir = tmpDir();
-    const { seed, hosts } = writeMetricsCorpus(join(dir, 'corpus'), { hosts: HOSTS, pages: PAGES, missing: MISSING });
+    const { seed, hosts } = writeMetricsCorpus(join(dir, 'corpus'), { hosts: HOSTS, pages: PAGES, missing: MISSING, duplicates: true });
     const corpus = await startCorpusServer(join(dir, 'corpus'));
     const config = buildConfig({
       name: 'metrics', seeds: [seed], keywords: { tobacco: 2, cigarette: 1 },
@@ -123,12 +123,12 @@ describe('crawl metrics (Prometheus, /metrics)', () => {
 
     // at the end: the same figures as the crawl's own summary
     checkFormat(end);
-    const perHost = 1 + PAGES + 2 + MISSING; // home, pages, /folder (301) and /folder/, missing (404)
+    const perHost = 1 + PAGES + 2 + MISSING + 1; // home, pages, /folder (301) and /folder/, missing (404), /copy.html (a duplicate of /p0.html)
     expect(summary.reason).toBe('done');
     expect(summary.fetched).toBe(HOSTS * perHost);
     expect(sumOf(end, 'topicrawl_pages_total')).toBe(summary.fetchedThisRun);
     expect(sumOf(end, 'topicrawl_pages_total')).toBe(summary.fetched);
-    expect(valueOf(end, 'topicrawl_pages_total', { status_class: '2xx', outcome: 'ok' })).toBe(HOSTS * (1 + PAGES + 1));
+    expect(valueOf(end, 'topicrawl_pages_total', { status_class: '2xx', outcome: 'ok' })).toBe(HOSTS * (1 + PAGES + 1 + 1));
     expect(valueOf(end, 'topicrawl_pages_total', { status_class: '3xx', outcome: 'ok' })).toBe(HOSTS);
     expect(valueOf(end, 'topicrawl_pages_total', { status_class: '4xx', outcome: 'E_HTTP' })).toBe(HOSTS * MISSING);
     expect(sumOf(end, 'topicrawl_pages_total', (l) => l.outcome !== 'ok')).toBe(summary.errors);
@@ -152,7 +152,7 @@ describe('crawl metrics (Prometheus, /metrics)', () => {
     expect(histCount(end, 'topicrawl_fetch_duration_seconds', (l) => l.status_class === '4xx')).toBe(HOSTS * MISSING);
     const strategy = crawler.strategyInstance;
     const calls = (call: string) => histCount(end, 'topicrawl_strategy_duration_seconds', (l) => l.call === call && l.strategy === strategy.name);
-    expect(calls('onPageFetched')).toBe(HOSTS * (1 + PAGES)); // the pages with links (not /folder/, not the errors)
+    expect(calls('onPageFetched')).toBe(HOSTS * (1 + PAGES)); // the pages with links (not /folder/, not the errors, not the duplicates)
     expect(calls('onLinksStored')).toBe(strategy.onLinksStored ? summary.fetched : 0);
     expect(calls('takeUpdates')).toBe(strategy.takeUpdates ? summary.fetched : 0);
 
