@@ -5,6 +5,8 @@
  *
  * Compiles src/ to dist/ with tsc (tsconfig.build.json: ES2022 modules, source maps), copies the
  * files tsc does not (the Redis frontier's Lua scripts, the plain-JavaScript worker threads), and
+ * replaces dist/cli/yargs-lib.js with one esbuild bundle of yargs (one file to load instead of ~30
+ * modules: `topicrawl --help` 340 → see README), and
  * records in dist/.build.json the state of src/ it was built from, read before compiling (so that
  * a file changed during the build leaves dist/ stale). bin/topicrawl.js runs dist/ only while that
  * record matches src/ (bin/runtime.js), the sources through tsx otherwise.
@@ -14,6 +16,7 @@ import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
 import { sourceState } from '../bin/runtime.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -32,5 +35,18 @@ for (const e of readdirSync(src, { withFileTypes: true, recursive: true })) {
   cpSync(from, to);
   copied++;
 }
+// yargs and its dependencies in one ES module; `require` for the CommonJS parts, and y18n's locale
+// files are not found from the bundle, so messages stay in English whatever LANG says
+buildSync({
+  stdin: { contents: "export { default } from 'yargs';\nexport { hideBin } from 'yargs/helpers';\n", resolveDir: root, loader: 'js' },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  outfile: join(dist, 'cli', 'yargs-lib.js'),
+  banner: { js: "import { createRequire as __topicrawlRequire } from 'node:module';\nconst require = __topicrawlRequire(import.meta.url);" },
+  logLevel: 'warning',
+  allowOverwrite: true,
+});
 writeFileSync(join(dist, '.build.json'), `${JSON.stringify({ ...state, builtAt: new Date().toISOString() })}\n`);
 process.stdout.write(`built dist/ from ${state.count} files of src/ (${copied} copied as they are)\n`);

@@ -1,7 +1,6 @@
 import { Readable, type Writable } from 'node:stream';
-import yargs from 'yargs';
+import yargs from './yargs-lib.js';
 import { TopicrawlError } from '../errors.js';
-import { STRATEGIES } from '../strategy/registry.js';
 import { commonCrawl, metricsOptions, sharedCrawl, warcOptions } from './crawl-options.js';
 
 /**
@@ -241,9 +240,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       'strategies',
       'list the ordering strategies',
       () => {},
-      () => {
+      act(async () => {
+        // loaded here, not at start-up: the registry imports every strategy
+        const { STRATEGIES } = await import('../strategy/registry.js');
         for (const [name, s] of Object.entries(STRATEGIES)) out.log(`${name.padEnd(18)} ${s.description}`);
-      },
+      }),
     )
     .command(
       'eval',

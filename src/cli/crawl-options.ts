@@ -1,9 +1,7 @@
-import { STRATEGIES } from '../strategy/registry.js';
-
 /** The options of `crawl` that `demo` shares (yargs option specs). */
 export const commonCrawl = {
   db: { type: 'string', describe: 'SQLite crawl file (default: <topic name>.db); re-run to resume' },
-  strategy: { type: 'string', describe: `ordering strategy: ${Object.keys(STRATEGIES).join(', ')}` },
+  strategy: { type: 'string', describe: 'ordering strategy, overrides strategy.name (`topicrawl strategies` lists them)' },
   'max-pages': { type: 'number', describe: 'page budget (limits.max_pages)' },
   set: { type: 'string', array: true, describe: 'override any topic key: --set strategy.x=0.4' },
   resolve: { type: 'string', array: true, describe: 'HOST=ADDR[:PORT]: reach HOST at ADDR, never through DNS' },

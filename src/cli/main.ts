@@ -1,4 +1,4 @@
-import { hideBin } from 'yargs/helpers';
+import { hideBin } from './yargs-lib.js';
 import { runCli } from './cli.js';
 
 // The `topicrawl` process: runs the command line through runCli (src/cli/cli.ts) with the process's

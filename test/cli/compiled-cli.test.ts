@@ -54,6 +54,14 @@ describe.runIf(fresh || process.env.CI)('the compiled CLI (dist/)', () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/topicrawl <command>/);
     expect(help.stdout).toMatch(/crawl <topic>/);
+    // yargs runs from one bundle there (scripts/build.ts): its messages and the lazily loaded commands work
+    const usage = spawnSync(process.execPath, [join(repoRoot, 'dist/cli/main.js'), 'crawl'], { encoding: 'utf8' });
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toMatch(/^topicrawl: Not enough non-option arguments.*\[E_USAGE\]\n$/);
+    const list = spawnSync(process.execPath, [join(repoRoot, 'dist/cli/main.js'), 'strategies'], { encoding: 'utf8' });
+    expect(list.status).toBe(0);
+    expect(list.stdout).toMatch(/^best-first-fish +I\(p\)/m);
+    expect(list.stdout).toMatch(/^breadth-first /m);
     const db = join(tmpDir(), 'demo.db');
     // run by node itself, without tsx's loader: nothing here can load TypeScript
     const demo = spawnSync(process.execPath, [join(repoRoot, 'dist/cli/main.js'), 'demo', '--json', '--db', db, '--set', 'limits.max_pages=40'], {
