@@ -1,12 +1,12 @@
 import type Database from 'better-sqlite3';
-import { normalizeOptions } from '../crawl/crawl-settings.js';
+import { lazyScoreText, normalizeOptions } from '../crawl/crawl-settings.js';
 import { TopicrawlError } from '../errors.js';
 import { UrlState, urlStateName } from '../frontier/url-state.js';
-import { fetchHistory, queuedUrls, seedUrls } from '../store/crawl-history.js';
+import { fetchHistory, fetchLinkedHistory, queuedUrls, seedUrls } from '../store/crawl-history.js';
 import { anchorsTo, lastLinkerDepth, maxPriority, readMeta, urlBrief, urlByHash, type StoredUrl } from '../store/url-report.js';
 import { backlinkImportance, createImportance } from '../strategy/best-first.js';
 import { createStrategy } from '../strategy/registry.js';
-import type { HistoryPage, Strategy, StrategyConfig } from '../strategy/strategy.js';
+import type { HistoryPage, LinkedHistoryPage, Strategy, StrategyConfig } from '../strategy/strategy.js';
 import { buildConfig, type Config } from '../topic/config.js';
 import { normalizeUrl } from '../url/normalize.js';
 import { urlHash } from '../url/url-hash.js';
@@ -130,7 +130,7 @@ export function explainPriority(db: Database.Database, input: string): PriorityE
   const parentRow = row.parent_id === null ? undefined : urlBrief(db, row.parent_id);
   const anchors = anchorsTo(db, row.id);
   const strategyConfig: StrategyConfig = { ...cfg.strategy, location: cfg.location };
-  const figures = strategyFigures(db, row.id, cfg.strategy.name, strategyConfig);
+  const figures = strategyFigures(db, row.id, cfg.strategy.name, strategyConfig, lazyScoreText(cfg));
   return {
     input,
     url: row.url,
@@ -194,7 +194,7 @@ function importanceOf(db: Database.Database, row: UrlRow, cfg: StrategyConfig, s
 }
 
 /** Builds the crawl's strategy, replays the store into it as a resumed crawl does, and asks it. */
-function strategyFigures(db: Database.Database, id: number, name: string, cfg: StrategyConfig): StrategyFigures {
+function strategyFigures(db: Database.Database, id: number, name: string, cfg: StrategyConfig, scoreText: (text: string) => number): StrategyFigures {
   let strategy: Strategy;
   try {
     strategy = createStrategy(name, cfg);
@@ -217,6 +217,14 @@ function strategyFigures(db: Database.Database, id: number, name: string, cfg: S
             yield page;
           }
         },
+        linkedHistory: function* (): Iterable<LinkedHistoryPage> {
+          replayedPages = 0;
+          for (const page of fetchLinkedHistory(db)) {
+            replayedPages++;
+            yield page;
+          }
+        },
+        scoreText,
       });
     }
     const figures = strategy.explain(id);

@@ -4,7 +4,7 @@ import type { CrawlerOptions } from './crawl-types.js';
 import type { RetrySettings } from './retry-policy.js';
 import type { NormalizeOptions } from '../url/normalize.js';
 import { createScope, type ScopeDecision, type ScopeOptions } from '../url/scope.js';
-import type { AnalysisConfig } from './page-analysis.js';
+import { createPageScorer, memoScoreText, type AnalysisConfig } from './page-analysis.js';
 import { loadModelFile } from '../relevance/logistic-model.js';
 import { DEFAULT_SHINGLES } from '../dedup/shingles.js';
 
@@ -63,4 +63,13 @@ export function retrySettings(cfg: Config): RetrySettings {
     maxRetries: cfg.fetch.max_retries, baseMs: cfg.fetch.retry_base_ms, maxBackoffMs: cfg.fetch.max_backoff_ms,
     hostFailureLimit: cfg.politeness.host_failure_limit,
   };
+}
+
+/**
+ * The page scorer's `scoreText` for a configuration, as page analysis uses it (memoised), built on
+ * first use: strategies that rebuild link scores on resume call it (ResumeState.scoreText).
+ */
+export function lazyScoreText(cfg: Config): (text: string) => number {
+  let fn: ((text: string) => number) | null = null;
+  return (text) => (fn ??= memoScoreText(createPageScorer(analysisConfig(cfg))))(text);
 }

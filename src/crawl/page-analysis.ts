@@ -206,7 +206,7 @@ const MEMO_SIZE = 4096;
  * The scorer's scoreText (keywords) with a small memo: navigation links repeat the same anchors and contexts
  * on every page of a site, so most link texts are scored once per worker.
  */
-function memoScoreText(scorer: TextScorer): (text: string) => number {
+export function memoScoreText(scorer: TextScorer): (text: string) => number {
   const memo = new Map<string, number>();
   return (text) => {
     if (text.length === 0) return 0;

@@ -37,6 +37,7 @@ export const NOT_SHARED: Readonly<Record<string, string>> = {
   'nutch-opic': 'its cash and history are per process',
   'partial-pagerank': 'its link graph and PageRank are per process',
   'larger-sites-first': "its per-site counts are per process",
+  learning: 'its link model learns from the pages of one process',
 };
 
 /** Settings a worker may have of its own (not compared when it joins the crawl). */

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { HistoryPage } from '../strategy/strategy.js';
+import type { HistoryPage, LinkedHistoryPage } from '../strategy/strategy.js';
 
 /**
  * The crawl's history as a strategy replays it on resume (see `ResumeState`): one lazy pass over
@@ -47,3 +47,37 @@ export function* fetchHistory(db: Database.Database): Iterable<HistoryPage> {
   if (cur) yield cur;
 }
 
+
+type LinkedRow = Row & { to_url: string | null; anchor: string | null };
+
+/** {@link fetchHistory} with each outlink's URL and anchor text (one more join: read only by strategies that ask). */
+export function* fetchLinkedHistory(db: Database.Database): Iterable<LinkedHistoryPage> {
+  const rows = db
+    .prepare(
+      `SELECT u.id, u.url, u.depth, u.life, u.fetch_priority, u.relevance, u.relevant, l.to_id, t.url AS to_url, l.anchor
+         FROM urls u LEFT JOIN links l ON l.from_id = u.id LEFT JOIN urls t ON t.id = l.to_id
+        WHERE u.fetch_seq IS NOT NULL ORDER BY u.fetch_seq, l.to_id`,
+    )
+    .iterate() as Iterable<LinkedRow>;
+  let cur: LinkedHistoryPage | null = null;
+  for (const r of rows) {
+    if (!cur || cur.page.id !== r.id) {
+      if (cur) yield cur;
+      cur = {
+        page: {
+          id: r.id, url: r.url, depth: r.depth, life: r.life, priority: r.fetch_priority ?? 0, relevance: r.relevance,
+          relevant: r.relevant === 1,
+        },
+        outlinks: [],
+        urls: [],
+        anchors: [],
+      };
+    }
+    if (r.to_id !== null) {
+      cur.outlinks.push(r.to_id);
+      cur.urls.push(r.to_url ?? '');
+      cur.anchors.push(r.anchor ?? '');
+    }
+  }
+  if (cur) yield cur;
+}

@@ -59,6 +59,22 @@ export interface ResumeState {
   history(): Iterable<HistoryPage>;
   /** URLs still queued, in id order, with their stored priority. */
   queued(): Iterable<{ id: number; url: string; priority: number }>;
+  /**
+   * Optional (the crawl file has it; a shared frontier's segments do not): {@link ResumeState.history}
+   * with each outlink's URL and anchor text, for strategies that learn from links (learning).
+   */
+  linkedHistory?(): Iterable<LinkedHistoryPage>;
+  /**
+   * Optional: the page scorer's relevance of a short text, exactly as page analysis computed a link's
+   * `anchorScore` live (so a strategy can rebuild it from a stored anchor).
+   */
+  scoreText?(text: string): number;
+}
+
+/** A {@link HistoryPage} whose outlinks come with their URL and anchor (same order as `outlinks`). */
+export interface LinkedHistoryPage extends HistoryPage {
+  urls: string[];
+  anchors: string[];
 }
 
 /** One fetched page as the store remembers it, with the ids of the URLs it linked to. */
@@ -119,6 +135,12 @@ export interface StrategyConfig {
   site: 'domain' | 'host';
   /** best-first family: pseudo-counts of the directory yield factor (0: off) */
   feedback: number;
+  /** learning: re-rank queued URLs every K recorded pages */
+  learn_every: number;
+  /** learning: most queued URLs re-scored per round */
+  rescore_budget: number;
+  /** learning: share of the recorded pages that earns a fetch of a link the model is unsure about */
+  explore: number;
   location: { tokens: Readonly<Record<string, number>>; tld: Readonly<Record<string, number>>; segment_penalty: number };
 }
 

@@ -4,6 +4,7 @@ import { startCorpusServer, type CorpusRequestRecord } from '../../src/eval/corp
 import { exportRows, type ExportRow } from '../../src/store/crawl-report.js';
 import { openDatabase } from '../../src/store/sqlite-store.js';
 import { buildConfig } from '../../src/topic/config.js';
+import type { Strategy } from '../../src/strategy/strategy.js';
 import type { TopicInput } from '../../src/topic/topic-schema.js';
 
 export interface CorpusCrawl {
@@ -13,11 +14,11 @@ export interface CorpusCrawl {
 }
 
 /** Serves a corpus on loopback and runs the real crawl loop on it into a real SQLite file. */
-export async function crawlCorpus(corpusDir: string, topic: TopicInput, dbPath: string, opts: { stopAfter?: number } = {}): Promise<CorpusCrawl> {
+export async function crawlCorpus(corpusDir: string, topic: TopicInput, dbPath: string, opts: { stopAfter?: number; strategy?: Strategy } = {}): Promise<CorpusCrawl> {
   const requests: CorpusRequestRecord[] = [];
   const server = await startCorpusServer(corpusDir, { onRequest: (r) => requests.push(r) });
   try {
-    const crawler = new Crawler({ config: buildConfig(topic), dbPath, resolve: server.resolveMap(), mappedOnly: true, progressEveryMs: 50 });
+    const crawler = new Crawler({ config: buildConfig(topic), dbPath, resolve: server.resolveMap(), mappedOnly: true, progressEveryMs: 50, strategy: opts.strategy });
     if (opts.stopAfter !== undefined) {
       let n = 0;
       crawler.on('page', () => {

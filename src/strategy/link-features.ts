@@ -1,0 +1,116 @@
+import { tokenize } from '../relevance/tokenize.js';
+import { urlWords } from '../url/url-words.js';
+import { directoryOf } from './directory-yield.js';
+import type { LinkModel } from './link-model.js';
+import { createLocationMetric } from './location-metric.js';
+import type { StrategyConfig } from './strategy.js';
+
+/**
+ * The features of a link for the online link model (link-model.ts), from what the crawl file keeps
+ * of it, so that a resumed crawl rebuilds them exactly: the URL, the anchor text, and the page that
+ * linked to it (its URL, relevance, class and depth).
+ *
+ * Static features (fixed once the link is known):
+ * - `prior`: best-first's I(p) = x·IB + y·IL + z·ID, with IB the larger of the linking page's
+ *   relevance and the anchor text's (best-first's IB without the link context's share, which the
+ *   crawl file cannot rebuild); the model starts as a monotone function of it (link-model.ts);
+ * - `ib`, `il` (−0.5 … 0.5), `id`: the three terms on their own;
+ * - `pc:0|1|seed`: the linking page's class (relevant or not; none for a seed);
+ * - `dep:k`: depth (6 and more together); `sh`: the link stays on the linking page's host;
+ * - `h:host`, `d:directory`: where the URL lives;
+ * - `u:word`: the words of the URL (host and path), `a:token`: the anchor text's tokens (the
+ *   relevance tokeniser's stems and CJK words; `a:` alone for an empty anchor), each group
+ *   weighted 1/√n so that long URLs and anchors do not outweigh short ones.
+ * Dynamic features (read when the link is scored, from the crawl so far): `hy` and `dy`, the yield
+ * of the URL's host and directory: (relevant + 1)/(recorded + 2) − 0.5, 0 while nothing is known.
+ *
+ * Link context (the text around the link) is not a feature: the crawl file keeps only the anchor.
+ */
+
+export interface LinkParent {
+  url: string;
+  relevance: number;
+  relevant: boolean;
+  depth: number;
+}
+
+/** Most words taken from a URL and from an anchor. */
+const MAX_WORDS = 12;
+
+export class LinkFeaturizer {
+  /** scratch output of {@link LinkFeaturizer.build}: the first `n` entries are the link's features */
+  readonly idx = new Int32Array(64);
+  readonly val = new Float64Array(64);
+  n = 0;
+  /** I(p) of the last built link */
+  prior = 0;
+  readonly hostYield: number;
+  readonly dirYield: number;
+  private readonly il: (url: string) => number;
+
+  constructor(
+    private readonly model: LinkModel,
+    private readonly cfg: Pick<StrategyConfig, 'x' | 'y' | 'z' | 'location'>,
+  ) {
+    this.il = createLocationMetric(cfg.location);
+    this.hostYield = model.index('hy');
+    this.dirYield = model.index('dy');
+  }
+
+  private push(name: string, value: number): void {
+    if (this.n >= this.idx.length) return;
+    this.idx[this.n] = this.model.index(name);
+    this.val[this.n] = value;
+    this.n++;
+  }
+
+  /**
+   * Builds the static features of a link to `url` with `anchor` (and its relevance, `anchorScore`)
+   * from `parent` (null: a seed).
+   */
+  build(url: string, anchor: string, anchorScore: number, parent: LinkParent | null): void {
+    this.n = 0;
+    const depth = parent ? parent.depth + 1 : 0;
+    const ib = Math.min(1, Math.max(0, parent ? parent.relevance : 0, anchorScore));
+    const il = this.il(url);
+    const id = 1 / (1 + depth);
+    this.prior = this.cfg.x * ib + this.cfg.y * il + this.cfg.z * id;
+    this.push('bias', 1);
+    this.push('prior', this.prior);
+    this.push('ib', ib);
+    this.push('il', il - 0.5);
+    this.push('id', id);
+    this.push(parent ? (parent.relevant ? 'pc:1' : 'pc:0') : 'pc:seed', 1);
+    this.push(`dep:${Math.min(depth, 6)}`, 1);
+    let u: URL | null = null;
+    try {
+      u = new URL(url);
+    } catch {
+      // not a URL the crawl would queue; its string features only
+    }
+    if (u) {
+      this.push(`h:${u.hostname}`, 1);
+      if (parent && hostOf(parent.url) === u.hostname) this.push('sh', 1);
+      this.bag('u:', urlWords(u));
+    }
+    this.push(`d:${directoryOf(url)}`, 1);
+    const tokens = anchor ? tokenize(anchor) : [];
+    if (tokens.length === 0) this.push('a:', 1);
+    else this.bag('a:', tokens);
+  }
+
+  /** Distinct words with a prefix, each weighted 1/√(their number). */
+  private bag(prefix: string, words: readonly string[]): void {
+    const distinct = [...new Set(words)].slice(0, MAX_WORDS);
+    const v = 1 / Math.sqrt(distinct.length);
+    for (const w of distinct) this.push(prefix + w, v);
+  }
+}
+
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
+}
