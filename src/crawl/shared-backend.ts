@@ -40,8 +40,11 @@ export const NOT_SHARED: Readonly<Record<string, string>> = {
   learning: 'its link model learns from the pages of one process',
 };
 
-/** Settings a worker may have of its own (not compared when it joins the crawl). */
-const PER_WORKER = ['limits.max_bytes'];
+/**
+ * Settings a worker may have of its own (not compared when it joins the crawl): its byte budget and
+ * its requests in flight (the hosts' politeness is the crawl's).
+ */
+const PER_WORKER = ['limits.max_bytes', 'politeness.concurrency'];
 
 /**
  * The doors of one worker of a shared crawl: the crawl's frontier in Redis (joined, or created with
