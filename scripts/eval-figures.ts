@@ -3,7 +3,7 @@
  * the figures of the issue "measure and tune harvest rate". Each pair is one `topicrawl eval` run
  * (the same code: runEval), so every strategy crawls the corpus on loopback from the topic's seeds.
  *
- *   npx tsx scripts/eval-figures.ts [--budget 500] [--strategies all] [--sets synth,webkb] [--json]
+ *   npx tsx scripts/eval-figures.ts [--budget 500] [--strategies all] [--sets synth,webkb] [--json] [--set KEY=VALUE ...]
  *
  * Sets: synth = corpora/synth with topics/synth-*.yaml (build it with `npm run gen-corpus`);
  * webkb = corpora/webkb with topics/webkb-*.yaml (`npm run build-webkb`). A set whose corpus is
@@ -26,6 +26,7 @@ const { values: a } = parseArgs({
     strategies: { type: 'string', default: 'all' },
     sets: { type: 'string', default: 'synth,webkb' },
     json: { type: 'boolean', default: false },
+    set: { type: 'string', multiple: true, default: [] },
   },
 });
 const root = new URL('../', import.meta.url).pathname;
@@ -42,7 +43,7 @@ try {
     out[set] = [];
     for (const file of found.topics) {
       const t = basename(file);
-      const config = loadConfig(file);
+      const config = loadConfig(file, { set: a.set });
       const r = await runEval({ config, corpusDir, strategies, budget, dbDir: join(dbRoot, `${set}-${t}`) });
       process.stderr.write(`${set}/${t}: done\n`);
       out[set].push(r);
@@ -55,7 +56,7 @@ try {
 if (a.json) {
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 } else {
-  process.stdout.write(`command: npx tsx scripts/eval-figures.ts --budget ${budget} --strategies ${a.strategies} --sets ${a.sets}\n`);
+  process.stdout.write(`command: npx tsx scripts/eval-figures.ts --budget ${budget} --strategies ${a.strategies} --sets ${a.sets}${a.set.map((x) => ` --set ${x}`).join('')}\n`);
   for (const [set, results] of Object.entries(out)) {
     if (results.length === 0) continue;
     const names = Object.keys(results[0].strategies);

@@ -42,11 +42,21 @@ export class LinkFeaturizer {
   readonly idx = new Int32Array(64);
   readonly val = new Float64Array(64);
   n = 0;
-  /** I(p) of the last built link */
+  /** I(p), host and directory of the last built link */
   prior = 0;
+  host = '';
+  dir = '';
   readonly hostYield: number;
   readonly dirYield: number;
   private readonly il: (url: string) => number;
+  /** anchors repeat (navigation): their tokens, remembered (bounded) */
+  private anchorTokens = new Map<string, string[]>();
+  private readonly saved = {
+    idx: new Int32Array(4096), val: new Float64Array(4096), end: 0, count: 0,
+    links: [] as { off: number; n: number; host: string; dir: string; prior: number }[],
+  };
+  private parentUrl = '';
+  private parentHost = '';
 
   constructor(
     private readonly model: LinkModel,
@@ -88,15 +98,81 @@ export class LinkFeaturizer {
     } catch {
       // not a URL the crawl would queue; its string features only
     }
+    this.host = u ? u.hostname : '';
     if (u) {
       this.push(`h:${u.hostname}`, 1);
-      if (parent && hostOf(parent.url) === u.hostname) this.push('sh', 1);
+      if (parent && this.hostOfParent(parent.url) === u.hostname) this.push('sh', 1);
       this.bag('u:', urlWords(u));
     }
-    this.push(`d:${directoryOf(url)}`, 1);
-    const tokens = anchor ? tokenize(anchor) : [];
+    this.dir = directoryOf(url);
+    this.push(`d:${this.dir}`, 1);
+    const tokens = this.tokensOf(anchor);
     if (tokens.length === 0) this.push('a:', 1);
     else this.bag('a:', tokens);
+  }
+
+  /**
+   * Keeps a copy of the last built link's features as number `slot` of a page's links (slot 0
+   * starts the page over); {@link LinkFeaturizer.restore} brings it back.
+   */
+  save(slot: number): void {
+    const s = this.saved;
+    if (slot === 0) s.end = 0;
+    if (s.end + this.n > s.idx.length) {
+      const idx = new Int32Array(2 * (s.end + this.n));
+      idx.set(s.idx.subarray(0, s.end));
+      const val = new Float64Array(idx.length);
+      val.set(s.val.subarray(0, s.end));
+      s.idx = idx;
+      s.val = val;
+    }
+    s.idx.set(this.idx.subarray(0, this.n), s.end);
+    s.val.set(this.val.subarray(0, this.n), s.end);
+    s.links[slot] = { off: s.end, n: this.n, host: this.host, dir: this.dir, prior: this.prior };
+    s.end += this.n;
+    s.count = slot + 1;
+  }
+
+  /** How many links of the page in hand were saved. */
+  get savedCount(): number {
+    return this.saved.count;
+  }
+
+  /** Makes saved link `slot` the last built one, as if it had been built again. */
+  restore(slot: number): void {
+    const s = this.saved;
+    const l = s.links[slot];
+    this.idx.set(s.idx.subarray(l.off, l.off + l.n));
+    this.val.set(s.val.subarray(l.off, l.off + l.n));
+    this.n = l.n;
+    this.host = l.host;
+    this.dir = l.dir;
+    this.prior = l.prior;
+  }
+
+  /** Forgets the saved links. */
+  clearSaved(): void {
+    this.saved.count = 0;
+    this.saved.end = 0;
+  }
+
+  private hostOfParent(url: string): string {
+    if (url !== this.parentUrl) {
+      this.parentUrl = url;
+      this.parentHost = hostOf(url);
+    }
+    return this.parentHost;
+  }
+
+  private tokensOf(anchor: string): string[] {
+    if (!anchor) return [];
+    let t = this.anchorTokens.get(anchor);
+    if (t === undefined) {
+      if (this.anchorTokens.size >= 20_000) this.anchorTokens = new Map();
+      t = tokenize(anchor);
+      this.anchorTokens.set(anchor, t);
+    }
+    return t;
   }
 
   /** Distinct words with a prefix, each weighted 1/√(their number). */

@@ -83,10 +83,10 @@ export class LinkModel {
     return this.w[i];
   }
 
-  /** Σ wᵢ·xᵢ over the first `n` entries. */
-  logit(idx: ArrayLike<number>, val: ArrayLike<number>, n: number): number {
+  /** Σ wᵢ·xᵢ over the `n` entries from `off` (default 0). */
+  logit(idx: ArrayLike<number>, val: ArrayLike<number>, n: number, off = 0): number {
     let z = 0;
-    for (let k = 0; k < n; k++) z += this.w[idx[k]] * val[k];
+    for (let k = off; k < off + n; k++) z += this.w[idx[k]] * val[k];
     return z;
   }
 
