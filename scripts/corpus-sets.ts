@@ -5,6 +5,7 @@ import { join } from 'node:path';
 const SETS: Record<string, { corpus: string; prefix: string }> = {
   synth: { corpus: 'corpora/synth', prefix: 'synth-' },
   webkb: { corpus: 'corpora/webkb', prefix: 'webkb-' },
+  rustdoc: { corpus: 'corpora/rustdoc', prefix: 'rustdoc-' },
 };
 
 /**

@@ -6,7 +6,8 @@
  *   npx tsx scripts/eval-figures.ts [--budget 500] [--strategies all] [--sets synth,webkb] [--json] [--set KEY=VALUE ...]
  *
  * Sets: synth = corpora/synth with topics/synth-*.yaml (build it with `npm run gen-corpus`);
- * webkb = corpora/webkb with topics/webkb-*.yaml (`npm run build-webkb`). A set whose corpus is
+ * webkb = corpora/webkb with topics/webkb-*.yaml (`npm run build-webkb`); rustdoc = corpora/rustdoc
+ * with topics/rustdoc-*.yaml (`npx tsx scripts/build-rustdoc.ts`, from the Rust documentation rustup installs). A set whose corpus is
  * missing is skipped with a note. Prints one markdown table per set (harvest rate at the budget,
  * and auc), then the means and the two ratios of the target: default ÷ breadth-first and
  * default ÷ oracle (both on the mean harvest at the budget).
@@ -24,7 +25,7 @@ const { values: a } = parseArgs({
   options: {
     budget: { type: 'string', default: '500' },
     strategies: { type: 'string', default: 'all' },
-    sets: { type: 'string', default: 'synth,webkb' },
+    sets: { type: 'string', default: 'synth,webkb,rustdoc' },
     json: { type: 'boolean', default: false },
     set: { type: 'string', multiple: true, default: [] },
   },
