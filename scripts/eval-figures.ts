@@ -3,7 +3,10 @@
  * the figures of the issue "measure and tune harvest rate". Each pair is one `topicrawl eval` run
  * (the same code: runEval), so every strategy crawls the corpus on loopback from the topic's seeds.
  *
- *   npx tsx scripts/eval-figures.ts [--budget 500] [--strategies all] [--sets synth,webkb] [--json] [--set KEY=VALUE ...]
+ *   npx tsx scripts/eval-figures.ts [--budget 500] [--strategies all] [--sets synth,webkb,rustdoc] [--seeds topic|far] [--json] [--set KEY=VALUE ...]
+ *
+ * --seeds far starts every crawl from three pages of other labels (corpus-sets.ts farSeeds) instead of
+ * the topic's seeds.
  *
  * Sets: synth = corpora/synth with topics/synth-*.yaml (build it with `npm run gen-corpus`);
  * webkb = corpora/webkb with topics/webkb-*.yaml (`npm run build-webkb`); rustdoc = corpora/rustdoc
@@ -17,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runEval } from '../src/eval/eval-runner.js';
-import { corpusSet } from './corpus-sets.js';
+import { corpusSet, farSeeds } from './corpus-sets.js';
 import type { EvalResults } from '../src/eval/eval-types.js';
 import { loadConfig } from '../src/topic/config.js';
 
@@ -28,6 +31,7 @@ const { values: a } = parseArgs({
     sets: { type: 'string', default: 'synth,webkb,rustdoc' },
     json: { type: 'boolean', default: false },
     set: { type: 'string', multiple: true, default: [] },
+    seeds: { type: 'string', default: 'topic' },
   },
 });
 const root = new URL('../', import.meta.url).pathname;
@@ -45,7 +49,10 @@ try {
     for (const file of found.topics) {
       const t = basename(file);
       const config = loadConfig(file, { set: a.set });
-      const r = await runEval({ config, corpusDir, strategies, budget, dbDir: join(dbRoot, `${set}-${t}`) });
+      // far: seeds on pages of other labels (corpus-sets.ts farSeeds), the same for every strategy
+      const seeds = a.seeds === 'far' ? farSeeds(corpusDir, config.evaluation.label!) : undefined;
+      if (seeds) process.stderr.write(`${set}/${t}: far seeds ${seeds.join(' ')}\n`);
+      const r = await runEval({ config, corpusDir, strategies, budget, seeds, dbDir: join(dbRoot, `${set}-${t}`) });
       process.stderr.write(`${set}/${t}: done\n`);
       out[set].push(r);
     }
@@ -57,7 +64,7 @@ try {
 if (a.json) {
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 } else {
-  process.stdout.write(`command: npx tsx scripts/eval-figures.ts --budget ${budget} --strategies ${a.strategies} --sets ${a.sets}${a.set.map((x) => ` --set ${x}`).join('')}\n`);
+  process.stdout.write(`command: npx tsx scripts/eval-figures.ts --budget ${budget} --strategies ${a.strategies} --sets ${a.sets} --seeds ${a.seeds}${a.set.map((x) => ` --set ${x}`).join('')}\n`);
   for (const [set, results] of Object.entries(out)) {
     if (results.length === 0) continue;
     const names = Object.keys(results[0].strategies);

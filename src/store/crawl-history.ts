@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { HistoryPage, LinkedHistoryPage } from '../strategy/strategy.js';
+import type { HistoryPage, LinkedHistoryPage, PageInfo } from '../strategy/strategy.js';
 
 /**
  * The crawl's history as a strategy replays it on resume (see `ResumeState`): one lazy pass over
@@ -21,6 +21,11 @@ type Row = {
   relevant: number | null; to_id: number | null;
 };
 
+/** A history row's page as strategies are told of it. */
+function pageOf(r: Row): PageInfo {
+  return { id: r.id, url: r.url, depth: r.depth, life: r.life, priority: r.fetch_priority ?? 0, relevance: r.relevance, relevant: r.relevant === 1 };
+}
+
 /** Fetched (or failed) pages in fetch order, each with the ids of its stored outlinks. */
 export function* fetchHistory(db: Database.Database): Iterable<HistoryPage> {
   const rows = db
@@ -30,23 +35,8 @@ export function* fetchHistory(db: Database.Database): Iterable<HistoryPage> {
         WHERE u.fetch_seq IS NOT NULL ORDER BY u.fetch_seq`,
     )
     .iterate() as Iterable<Row>;
-  let cur: HistoryPage | null = null;
-  for (const r of rows) {
-    if (!cur || cur.page.id !== r.id) {
-      if (cur) yield cur;
-      cur = {
-        page: {
-          id: r.id, url: r.url, depth: r.depth, life: r.life, priority: r.fetch_priority ?? 0, relevance: r.relevance,
-          relevant: r.relevant === 1,
-        },
-        outlinks: [],
-      };
-    }
-    if (r.to_id !== null) cur.outlinks.push(r.to_id);
-  }
-  if (cur) yield cur;
+  yield* byPage<Row, HistoryPage>(rows, (r) => ({ page: pageOf(r), outlinks: [] }), (p, r) => p.outlinks.push(r.to_id!));
 }
-
 
 type LinkedRow = Row & { to_url: string | null; anchor: string | null };
 
@@ -59,25 +49,22 @@ export function* fetchLinkedHistory(db: Database.Database): Iterable<LinkedHisto
         WHERE u.fetch_seq IS NOT NULL ORDER BY u.fetch_seq, l.to_id`,
     )
     .iterate() as Iterable<LinkedRow>;
-  let cur: LinkedHistoryPage | null = null;
+  yield* byPage<LinkedRow, LinkedHistoryPage>(rows, (r) => ({ page: pageOf(r), outlinks: [], urls: [], anchors: [] }), (p, r) => {
+    p.outlinks.push(r.to_id!);
+    p.urls.push(r.to_url ?? '');
+    p.anchors.push(r.anchor ?? '');
+  });
+}
+
+/** Rows of pages joined with their links (one row per link, or one with no link) grouped back into pages, never more than one in memory. */
+function* byPage<R extends Row, P extends HistoryPage>(rows: Iterable<R>, start: (r: R) => P, add: (p: P, r: R) => void): Iterable<P> {
+  let cur: P | null = null;
   for (const r of rows) {
     if (!cur || cur.page.id !== r.id) {
       if (cur) yield cur;
-      cur = {
-        page: {
-          id: r.id, url: r.url, depth: r.depth, life: r.life, priority: r.fetch_priority ?? 0, relevance: r.relevance,
-          relevant: r.relevant === 1,
-        },
-        outlinks: [],
-        urls: [],
-        anchors: [],
-      };
+      cur = start(r);
     }
-    if (r.to_id !== null) {
-      cur.outlinks.push(r.to_id);
-      cur.urls.push(r.to_url ?? '');
-      cur.anchors.push(r.anchor ?? '');
-    }
+    if (r.to_id !== null) add(cur, r);
   }
   if (cur) yield cur;
 }

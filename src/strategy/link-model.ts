@@ -16,6 +16,8 @@
  * of a crawl replays them; see learning.ts).
  */
 
+import { fnv1a } from '../relevance/text-features.js';
+
 export interface LinkModelOptions {
   bits: number;
   rate: number;
@@ -27,15 +29,7 @@ export interface LinkModelOptions {
 
 export const DEFAULT_MODEL: LinkModelOptions = { bits: 18, rate: 0.1, l2: 1e-4, priorWeight: 8, start: {} };
 
-/** FNV-1a (32 bits) of a string's UTF-16 code units. */
-export function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
+export { fnv1a };
 
 export const sigmoid = (z: number): number => 1 / (1 + Math.exp(-z));
 
