@@ -94,12 +94,12 @@ export const TopicSchema = z
         ),
         learn_every: z.number().int().min(1).default(50).describe('learning: re-rank queued URLs with the link model every K recorded pages.'),
         rescore_budget: z.number().int().min(0).default(5000).describe('learning: most queued URLs re-scored per re-ranking (0: never re-rank).'),
-        explore: z.number().min(0).max(1).default(0.05).describe('learning: share of the recorded pages spent on links the model is unsure about.'),
+        explore: z.number().min(0).max(1).default(0.02).describe('learning: share of the recorded pages spent on links the model is unsure about.'),
       })
       .strict()
       .default({
         name: 'best-first-fish', x: 0.3, y: 0.4, z: 0.3, max_life: 3, delta: 0.5, beta: 0.8, gamma: 0.5, pagerank_every: 100, damping: 0.85, site: 'domain', feedback: 3,
-        learn_every: 50, rescore_budget: 5000, explore: 0.05,
+        learn_every: 50, rescore_budget: 5000, explore: 0.02,
       }),
     limits: z
       .object({
