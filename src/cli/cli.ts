@@ -1,7 +1,14 @@
 import { Readable, type Writable } from 'node:stream';
 import yargs from './yargs-lib.js';
 import { TopicrawlError } from '../errors.js';
+import { errorLines, exitCodeOf } from './cli-errors.js';
 import { commonCrawl, metricsOptions, sharedCrawl, warcOptions } from './crawl-options.js';
+import { evalOptions, trainOptions, tuneOptions } from './research-options.js';
+
+/** The `<db..>` positional of the report commands. */
+const SEGMENTS_DESCRIPTION = 'SQLite crawl file; or the segments of a distributed crawl: several files, or a folder of *.db files';
+
+export { exitCodeOf };
 
 /**
  * The streams one run of the CLI reads and writes: the process's own in `main.ts`, captured ones
@@ -9,30 +16,11 @@ import { commonCrawl, metricsOptions, sharedCrawl, warcOptions } from './crawl-o
  * and progress to `stderr` (a live progress line only when `stderr.isTTY`), and `normalize` reads
  * `stdin` (none given: an empty input).
  */
-/** The `<db..>` positional of the report commands. */
-const SEGMENTS_DESCRIPTION = 'SQLite crawl file; or the segments of a distributed crawl: several files, or a folder of *.db files';
-
 export interface CliIo {
   stdout: Writable;
   stderr: Writable & { isTTY?: boolean };
   stdin?: Readable;
 }
-
-/** The exit code for an error: 2 for user errors, 130 for Ctrl-C (E_INTERRUPTED), 1 otherwise (E_STORE, E_REDIS and E_WARC included). */
-export function exitCodeOf(err: unknown): number {
-  if (err instanceof TopicrawlError && err.code === 'E_INTERRUPTED') return 130;
-  // a store or a shared frontier that fails is not the user's mistake
-  return err instanceof TopicrawlError && err.fatal && err.code !== 'E_STORE' && err.code !== 'E_REDIS' && err.code !== 'E_WARC' ? 2 : 1;
-}
-
-/** The one-line message for an error, never a stack trace (unless TOPICRAWL_DEBUG is set). */
-function errorLines(err: unknown): string {
-  if (err instanceof TopicrawlError) return `topicrawl: ${err.message} [${err.code}]\n`;
-  const msg = err instanceof Error ? err.message : String(err);
-  const stack = process.env.TOPICRAWL_DEBUG ? `${(err as Error)?.stack ?? ''}\n` : '';
-  return `topicrawl: unexpected error: ${msg.split('\n')[0]} [E_INTERNAL]\n${stack}`;
-}
-
 
 /**
  * Runs the `topicrawl` command line `argv` (without node and the script) to the end and resolves to
@@ -251,21 +239,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       'compare ordering strategies on a labelled corpus served on loopback: harvest rate, target recall, curves (results.json, report.html)',
       (y) =>
         y
-          .options({
-            corpus: { type: 'string', demandOption: true, describe: 'corpus folder (corpus.json, site/, labels.tsv)' },
-            topic: { type: 'string', demandOption: true, describe: 'topic file; its evaluation.label names the corpus label that counts as relevant' },
-            strategies: {
-              type: 'string', array: true,
-              describe: 'comma-separated: strategy names, "default" (the topic\'s own strategy), oracle, random, or "all" (default: default,breadth-first,best-first,shark,oracle,random)',
-            },
-            budget: { type: 'number', describe: 'pages per strategy (default: the topic\'s limits.max_pages)' },
-            seeds: { type: 'string', array: true, describe: 'comma-separated start URLs (default: the topic\'s seeds)' },
-            out: { type: 'string', describe: 'folder for results.json, report.html and one <strategy>.db per strategy (default: eval-out/<topic>-<corpus>)' },
-            json: { type: 'boolean', describe: 'print results.json on stdout instead of the table' },
-            'random-seed': { type: 'number', default: 1, describe: 'seed of the random strategy' },
-            concurrency: { type: 'number', default: 1, describe: 'requests in flight (per host: the topic\'s per_host_concurrency, at most this)' },
-            set: commonCrawl.set,
-          })
+          .options(evalOptions)
           .epilogue(
             'Every strategy crawls through the real crawl loop from the same seeds with the same budget, politeness off ' +
               '(no delay, robots.txt Crawl-delay ignored, its rules honoured) and one request in flight unless --concurrency says more, ' +
@@ -285,14 +259,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       'train',
       'train the topic\'s page classifier on labelled pages (a corpus and/or the topic\'s training.examples): k-fold cross-validated precision/recall/F1, then the model file',
       (y) =>
-        y.options({
-          topic: { type: 'string', demandOption: true, describe: 'topic file' },
-          corpus: { type: 'string', describe: 'labelled corpus folder (default: the topic\'s training.corpus)' },
-          label: { type: 'string', describe: 'corpus label of relevant pages (default: training.label, then evaluation.label)' },
-          out: { type: 'string', describe: 'model file to write (default: relevance.classifier.model, else <topic name>.model.json)' },
-          folds: { type: 'number', default: 5, describe: 'cross-validation folds (0 or 1: none)' },
-          set: commonCrawl.set,
-        }),
+        y.options(trainOptions),
       act(async (a) => {
         const { runTrain } = await import('./train-command.js');
         await runTrain({ topic: a.topic, corpus: a.corpus, label: a.label, out: a.out, folds: a.folds, set: a.set }, out);
@@ -303,19 +270,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       'tune the topic\'s strategy.x/y/z, max_life and relevance.threshold by evaluation crawls of a labelled corpus; writes a tuned topic file',
       (y) =>
         y
-          .options({
-            corpus: { type: 'string', demandOption: true, describe: 'corpus folder (corpus.json, site/, labels.tsv)' },
-            topic: { type: 'string', demandOption: true, describe: 'topic file to tune; its evaluation.label names the corpus label that counts as relevant' },
-            budget: { type: 'number', describe: 'pages per trial crawl (default: the topic\'s limits.max_pages)' },
-            trials: { type: 'number', default: 30, describe: 'crawls to try, the file\'s own settings first' },
-            'validate-seeds': { type: 'string', array: true, describe: 'comma-separated start URLs: re-run the file\'s and the tuned settings from these seeds' },
-            'validate-topic': { type: 'string', describe: 'another topic file (its seeds and label, the same corpus): re-run both settings on it' },
-            out: { type: 'string', describe: 'tuned topic file to write (default: <topic name>.tuned.yaml)' },
-            seed: { type: 'number', default: 1, describe: 'seed of the search' },
-            objective: { type: 'string', default: 'auc', describe: 'auc: mean harvest rate over the crawl; harvest: harvest rate at the budget' },
-            json: { type: 'boolean', describe: 'print the result as JSON instead of the table' },
-            set: commonCrawl.set,
-          })
+          .options(tuneOptions)
           .conflicts('validate-seeds', 'validate-topic'),
       act(async (a) => {
         const { runTuneCommand } = await import('./tune-command.js');

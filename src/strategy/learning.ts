@@ -125,10 +125,20 @@ export function createLearning(cfg: StrategyConfig): Strategy {
     store(id, url);
   };
 
-  /** The recorded page teaches the model (if the strategy knew the link to it) and the yields. */
-  const learnFrom = (page: PageInfo) => {
+  const isRedirect = (page: PageInfo, ids: readonly number[]) => page.relevance === null && ids.length > 0;
+
+  /**
+   * The recorded page teaches the model (if the strategy knew the link to it) and the yields; a
+   * redirect teaches neither (the link led on to its target, whose own outcome counts, as in
+   * directory-yield.ts).
+   */
+  const learnFrom = (page: PageInfo, ids: readonly number[]) => {
     recorded++;
     credit += share;
+    if (isRedirect(page, ids)) {
+      state.set(page.id, RECORDED);
+      return;
+    }
     if (state.get(page.id) === TRACKED) {
       const o = off.get(page.id);
       const n = len.get(page.id);
@@ -148,7 +158,6 @@ export function createLearning(cfg: StrategyConfig): Strategy {
     }
   };
 
-  const isRedirect = (page: PageInfo, ids: readonly number[]) => page.relevance === null && ids.length > 0;
   const parentOf = (page: PageInfo): LinkParent => ({ url: page.url, relevance: page.relevance ?? 0, relevant: page.relevant, depth: page.depth });
 
   const decide = (logit: number, dir: number, unsure: () => boolean): number => {
@@ -191,7 +200,7 @@ export function createLearning(cfg: StrategyConfig): Strategy {
       });
     },
     onLinksStored(page, links, ids) {
-      learnFrom(page);
+      learnFrom(page, ids);
       if (isRedirect(page, ids)) return;
       const parent = parentOf(page);
       for (let i = 0; i < links.length; i++) {
@@ -230,7 +239,7 @@ export function createLearning(cfg: StrategyConfig): Strategy {
       const scoreText = rs.scoreText ?? (() => 0);
       for (const s of rs.seeds()) linkTo(s.id, s.url, '', 0, null);
       for (const h of rs.linkedHistory!()) {
-        learnFrom(h.page);
+        learnFrom(h.page, h.outlinks);
         if (isRedirect(h.page, h.outlinks)) continue;
         const parent = parentOf(h.page);
         for (let i = 0; i < h.outlinks.length; i++) linkTo(h.outlinks[i], h.urls[i], h.anchors[i], scoreText(h.anchors[i]), parent);

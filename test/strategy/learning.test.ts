@@ -90,6 +90,23 @@ describe('the learning strategy', () => {
     expect(st.positives).toBe(40);
   });
 
+  it('learns nothing from a redirect: the link led on to its target, whose own outcome counts', () => {
+    const run = (redirect: boolean) => {
+      const s = learning();
+      const root = page(1, 'http://a.test/', true, 0);
+      const links = [link('http://a.test/old.html')];
+      s.onPageFetched(root, links);
+      s.onLinksStored!(root, links, [2]);
+      // /old.html answered: a redirect to /new.html (id 3, recorded without relevance, its one link
+      // the target), or a page of its own
+      if (redirect) s.onLinksStored!({ ...page(2, 'http://a.test/old.html', false), relevance: null }, [], [3]);
+      else s.onLinksStored!(page(2, 'http://a.test/old.html', false), [], []);
+      return s.stats().examples;
+    };
+    expect(run(false)).toBe(1);
+    expect(run(true)).toBe(0);
+  });
+
   it('spends about its exploration share of the recorded pages on links it is unsure about', () => {
     const s = learning({ explore: 0.1, rescore_budget: 0 });
     let id = 1;
