@@ -19,7 +19,7 @@ import { strategyConfig } from '../helpers/strategy-config.js';
 import { suiteTmpDir } from '../helpers/tmp.js';
 
 /** Strategies whose decisions follow Fish-Search life (the others carry max_life and never prune). */
-const FISH_LIFE = new Set(['fish', 'shark', 'best-first-fish']);
+const FISH_LIFE = new Set(['fish', 'shark', 'best-first-fish', 'learning']);
 const THRESHOLD = 0.5;
 
 /** A random web: page i has a relevance and links to other pages (by index), spread over three hosts. */
