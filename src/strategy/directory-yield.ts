@@ -25,6 +25,11 @@ import type { PageInfo, PriorityUpdate, ResumeState } from './strategy.js';
  */
 export const REFACTOR = 0.1;
 
+/** The yield factor (S + k) / (n + k) of a place with `success` successes in `seen` recorded pages. */
+export function yieldFactor(success: number, seen: number, k: number): number {
+  return (success + k) / (seen + k);
+}
+
 export class DirectoryYield {
   private readonly dirIndex = new Map<string, number>();
   private success: number[] = [0];
@@ -79,7 +84,7 @@ export class DirectoryYield {
     this.dirOf.set(page.id, d);
     this.seen[d]++;
     this.success[d] += page.relevant ? 1 : (page.relevance ?? 0);
-    const live = (this.success[d] + this.k) / (this.seen[d] + this.k);
+    const live = yieldFactor(this.success[d], this.seen[d], this.k);
     if (Math.abs(live - this.applied[d]) > REFACTOR * this.applied[d]) {
       this.applied[d] = live;
       if (this.head[d]) this.dirty.add(d);

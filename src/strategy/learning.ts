@@ -1,7 +1,7 @@
 import { childLife } from './fish-life.js';
 import { Float64ById, Int32ById, Uint8ById } from './id-arrays.js';
 import { hostOf, LinkFeaturizer, type LinkParent } from './link-features.js';
-import { directoryOf } from './directory-yield.js';
+import { directoryOf, yieldFactor } from './directory-yield.js';
 import { DEFAULT_MODEL, LinkModel, sigmoid } from './link-model.js';
 import type { LinkDecision, LinkInfo, PageInfo, PriorityUpdate, ResumeState, Strategy, StrategyConfig } from './strategy.js';
 
@@ -59,7 +59,7 @@ export function createLearning(cfg: StrategyConfig): Strategy {
   const softAt: number[] = [0];
   const k = cfg.feedback;
   /** the directory yield factor of best-first (directory-yield.ts) */
-  const factorOf = (d: number) => (k > 0 && d > 0 ? (softAt[d] + k) / (recordedAt[d] + k) : 1);
+  const factorOf = (d: number) => (k > 0 && d > 0 ? yieldFactor(softAt[d], recordedAt[d], k) : 1);
   const waiting: number[] = [];
   let cursor = 0;
   let recorded = 0;
@@ -92,7 +92,7 @@ export function createLearning(cfg: StrategyConfig): Strategy {
   const placeOf = (kind: string, key: string) => places.get(`${kind}${key}`) ?? 0;
 
   /** Stores fx's scratch features as URL `id`'s (replacing any it had) and tracks it. */
-  const store = (id: number, url: string) => {
+  const store = (id: number) => {
     if (poolEnd + fx.n > poolIdx.length) {
       const size = Math.max(poolIdx.length * 2, poolEnd + fx.n);
       const i2 = new Int32Array(size);
@@ -122,7 +122,7 @@ export function createLearning(cfg: StrategyConfig): Strategy {
     if (saved >= 0) fx.restore(saved);
     else fx.build(url, anchor, anchorScore, parent);
     if (s === TRACKED && logitOfScratch() <= logitOf(id)) return;
-    store(id, url);
+    store(id);
   };
 
   const isRedirect = (page: PageInfo, ids: readonly number[]) => page.relevance === null && ids.length > 0;

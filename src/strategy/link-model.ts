@@ -23,11 +23,9 @@ export interface LinkModelOptions {
   rate: number;
   l2: number;
   priorWeight: number;
-  /** starting weights of other named features (prior knowledge, e.g. that a host's yield matters) */
-  start?: Readonly<Record<string, number>>;
 }
 
-export const DEFAULT_MODEL: LinkModelOptions = { bits: 18, rate: 0.1, l2: 1e-4, priorWeight: 8, start: {} };
+export const DEFAULT_MODEL: LinkModelOptions = { bits: 18, rate: 0.1, l2: 1e-4, priorWeight: 8 };
 
 export { fnv1a };
 
@@ -56,7 +54,6 @@ export class LinkModel {
     this.prior = this.index('prior');
     this.starts.set(this.bias, -opts.priorWeight / 2);
     this.starts.set(this.prior, opts.priorWeight);
-    for (const [name, v] of Object.entries(opts.start ?? {})) this.starts.set(this.index(name), v);
     for (const [i, v] of this.starts) this.w[i] = v;
   }
 
