@@ -88,3 +88,16 @@ export function storedConfig(dbPath: string): Config {
   return buildConfig(JSON.parse(raw) as TopicInput);
 }
 
+
+/** Adds one check's outcome and bytes to a recrawl's summary. */
+export function countCheck(s: RecrawlSummary, outcome: CheckOutcome, wire: number, saved: number, newUrls: number): void {
+  s.checked++;
+  s.wireBytes += wire;
+  s.bytesSaved += saved;
+  s.newUrls += newUrls;
+  if (outcome === 'changed') s.changed++;
+  else if (outcome === 'unchanged') s.unchanged++;
+  else if (outcome === 'not_modified') s.notModified++;
+  else if (outcome === 'deleted') s.deleted++;
+  else s.failed++;
+}

@@ -2,30 +2,26 @@ import { AnalyzerPool } from '../crawl/analyzer-pool.js';
 import { closeCrawlState, openCrawlState, type CrawlState } from '../crawl/crawl-state.js';
 import { analysisConfig, fetcherOptions } from '../crawl/crawl-settings.js';
 import { Engine } from '../crawl/engine.js';
-import { intakeLinks, type IntakeAnswer } from '../crawl/link-intake.js';
 import type { PageAnalysis } from '../crawl/page-analysis.js';
 import { strategyHears } from '../crawl/page-processor.js';
 import { RobotsGate } from '../crawl/robots-gate.js';
 import { TypedEmitter } from '../events.js';
 import { toOutcome } from '../errors.js';
 import type { Settlement } from '../frontier/frontier.js';
-import type { Fetcher, FetchResult } from '../fetch/fetcher.js';
+import type { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
-import { compressBody } from '../store/body-codec.js';
 import { RevisitStore, type CheckOutcome } from '../store/revisit-store.js';
 import { DueSource, type DueWork } from './due-source.js';
 import { storeError } from '../store/open-database.js';
 import type { Config } from '../topic/config.js';
-import { budgetLevel, classOf, enrolFetchedPages } from './revisit-schedule.js';
-import { nextIntervalMs, pageChangeRate, type BudgetLevel } from './revisit-policy.js';
-import { nextAges } from './last-modified.js';
+import { budgetLevel, classOf, enrolFetchedPages, scheduleAfterCheck } from './revisit-schedule.js';
+import { pageChangeRate, type BudgetLevel } from './revisit-policy.js';
 import { readSitemapSignals, SitemapSignals, type SignalScore } from './sitemap-signals.js';
 import { judgeResponse } from './check-outcome.js';
-import { storedConfig, type RecrawlEvents, type RecrawlerOptions, type RecrawlSummary } from './recrawl-types.js';
+import { storeChangedPage, takeNewLinks } from './changed-page.js';
+import { countCheck, storedConfig, type RecrawlEvents, type RecrawlerOptions, type RecrawlSummary } from './recrawl-types.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
-import type { IntakeResult } from '../crawl/link-intake.js';
-import type { PageInfo } from '../strategy/strategy.js';
 
 export { storedConfig } from './recrawl-types.js';
 export type { CheckEvent, RecrawlEvents, RecrawlerOptions, RecrawlSummary } from './recrawl-types.js';
@@ -245,35 +241,25 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     const cls = classOf(p.cls, settings);
     const { row, outcome, savedBytes, parsed } = judgeResponse(p, res, settings.max_failures, () => this.rs.storedBodyBytes(p.urlId));
     const changedBody = outcome === 'changed' ? res : null;
-    if (outcome === 'changed' || outcome === 'unchanged' || outcome === 'not_modified') {
-      row.ages = nextAges(row.ages, {
-        outcome, at, previousAt: p.lastCheckAt, previousLastModified: p.lastModified, lastModified: res.headers['last-modified'] ?? null,
-      });
-      row.checks++;
-      if (outcome === 'changed') row.changes++;
-      if (this.signals.checked(p.urlId, outcome, at)) this.sum.sitemapConfirmed++;
-      row.failures = 0;
-      row.lastCheckAt = at;
-      row.nextAt = at + nextIntervalMs(row, cls, { minChecks: settings.min_checks, budget: this.budget });
-    } else if (outcome === 'failed') {
-      row.nextAt = at + cls.min_ms;
-    } else {
-      row.deletedAt = at;
-    }
+    scheduleAfterCheck(row, outcome, {
+      at, previousAt: p.lastCheckAt, previousLastModified: p.lastModified, lastModified: res.headers['last-modified'] ?? null,
+      cls, minChecks: settings.min_checks, budget: this.budget,
+    });
+    if (outcome !== 'failed' && outcome !== 'deleted' && this.signals.checked(p.urlId, outcome, at)) this.sum.sitemapConfirmed++;
     const analysis = changedBody && HTML_TYPES.has(changedBody.contentType ?? '')
       ? await this.analyzers.analyze({ url: p.url, host: p.host, body: res.body, contentType: res.headers['content-type'] ?? null, html: true, anchors: this.state.file.anchorsTo(p.urlId), parsed: parsed ?? undefined })
       : null;
-    const links = changedBody && analysis ? await this.takeLinks(p, analysis) : null;
+    const links = changedBody && analysis ? await takeNewLinks(this.state, this.rs, this.cfg, p, analysis) : null;
     let newUrls = 0;
     this.state.file.transaction(() => {
-      if (changedBody) newUrls = this.storeChanged(p, changedBody, analysis, at, links);
+      if (changedBody) newUrls = storeChangedPage(this.state.file, this.rs, this.cfg, p, changedBody, analysis, at, links);
       if (outcome === 'deleted') {
         const why = res.status > 0 ? `HTTP ${res.status}` : (res.error?.code ?? 'no response');
         this.rs.removeContent(p.urlId, `deleted on revisit ${new Date(at).toISOString()}: ${why}${row.failures > 0 ? ` (${row.failures} failures in a row)` : ''}`);
       }
       this.rs.recordCheck(row, { at, status: res.status, outcome, wireBytes: res.wireBytes, savedBytes });
     });
-    this.count(outcome, res.wireBytes, savedBytes, newUrls);
+    countCheck(this.sum, outcome, res.wireBytes, savedBytes, newUrls);
     const rate = row.checks > 0 ? pageChangeRate(row) : null;
     const check = {
       url: p.url, status: res.status, outcome, cls: row.cls, checks: row.checks, changes: row.changes, rate,
@@ -293,20 +279,6 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     return { state: 'done' };
   }
 
-  /** The links a changed page has that it did not have before, through the frontier (the others were counted when it was first fetched). */
-  private async takeLinks(p: DueWork, analysis: PageAnalysis): Promise<{ page: PageInfo; out: IntakeResult; answer: IntakeAnswer } | null> {
-    if (analysis.nofollow || !this.inLanguage(analysis)) return null;
-    const had = this.rs.linkedHashes(p.urlId);
-    const fresh = analysis.links.filter((l) => !had.has(Buffer.from(l.hash).toString('hex')));
-    if (fresh.length === 0) return null;
-    const u = this.rs.pageInfo(p.urlId);
-    const relevant = analysis.relevance !== null && analysis.relevance >= this.cfg.relevance.threshold && this.inLanguage(analysis);
-    const page = { id: p.urlId, url: p.url, depth: u.depth, life: u.life, priority: u.priority, relevance: analysis.relevance, relevant };
-    const out = await intakeLinks({ frontier: this.state.frontier, strategy: this.state.strategy, maxDepth: this.cfg.limits.max_depth }, page, fresh);
-    // (a recrawl runs on the crawl file's own frontier: the answer, and the links' ids, are final)
-    return { page, out, answer: await out.answer };
-  }
-
   /**
    * Solves the budget level over every page in scheduling (revisit-schedule.ts budgetLevel). The
    * solve reads every row, so on large files it runs less often: after budgetEvery checks, or after
@@ -317,40 +289,5 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
     this.budget = budgetLevel(rows, this.cfg.revisit, this.signals.checksPerDay(this.now(), this.startedAt));
     this.solveEvery = Math.max(this.budgetEvery, Math.ceil(rows.length / 100));
     this.sinceBudget = 0;
-  }
-
-  /** Stores a changed page's new version and its new links (taken by takeLinks). Returns the URLs added. */
-  private storeChanged(p: DueWork, res: FetchResult, analysis: PageAnalysis | null, at: number, links: { out: IntakeResult; answer: IntakeAnswer } | null): number {
-    const { file } = this.state;
-    file.recordResponse({
-      urlId: p.urlId, status: res.status, headers: res.headers, contentType: res.contentType, charset: analysis?.charset ?? null,
-      title: analysis?.title ?? null, stored: analysis?.stored ?? compressBody(res.body), bodyBytes: res.body.length,
-      wireBytes: res.wireBytes, fetchedAt: at, elapsedMs: res.elapsedMs,
-    });
-    if (!analysis) return 0;
-    const relevant = analysis.relevance === null ? null : analysis.relevance >= this.cfg.relevance.threshold && this.inLanguage(analysis);
-    this.rs.updateContent(p.urlId, analysis.contentHash ? Buffer.from(analysis.contentHash) : null, analysis.relevance, relevant, analysis.simhash, analysis.lang);
-    if (!links) return 0;
-    file.recordLinks(p.urlId, links.out.links.filter(Boolean));
-    return links.answer.added - links.answer.pruned;
-  }
-
-  /** Whether a page's language is in `scope.languages` (any language when the list is empty, or when it cannot be told). */
-  private inLanguage(analysis: PageAnalysis): boolean {
-    const langs = this.cfg.scope.languages;
-    return langs.length === 0 || analysis.lang === null || langs.includes(analysis.lang);
-  }
-
-  private count(outcome: CheckOutcome, wire: number, saved: number, newUrls: number): void {
-    const s = this.sum;
-    s.checked++;
-    s.wireBytes += wire;
-    s.bytesSaved += saved;
-    s.newUrls += newUrls;
-    if (outcome === 'changed') s.changed++;
-    else if (outcome === 'unchanged') s.unchanged++;
-    else if (outcome === 'not_modified') s.notModified++;
-    else if (outcome === 'deleted') s.deleted++;
-    else s.failed++;
   }
 }

@@ -1,9 +1,10 @@
 import { decompressBody } from '../store/body-codec.js';
-import type { RevisitRow, RevisitStore } from '../store/revisit-store.js';
+import type { CheckOutcome, RevisitRow, RevisitStore } from '../store/revisit-store.js';
 import type { Config } from '../topic/config.js';
 import { fingerprintBytes, fingerprintHtml } from './text-fingerprint.js';
 import { classConfigFor, classifyPage } from './url-class.js';
-import { pageChangeRate, pageFrequencyBounds, solveBudget, type BudgetLevel, type FrequencyBounds, type RevisitClassConfig } from './revisit-policy.js';
+import { nextIntervalMs, pageChangeRate, pageFrequencyBounds, solveBudget, type BudgetLevel, type FrequencyBounds, type RevisitClassConfig } from './revisit-policy.js';
+import { nextAges } from './last-modified.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
 
 const DAY_MS = 86_400_000;
@@ -79,4 +80,28 @@ export function budgetLevel(rows: RevisitRow[], settings: RevisitSettings, spent
   }
   if (rates.length === 0) return null;
   return solveBudget(rates, Math.max(budget, 0), bounds);
+}
+
+/**
+ * A page's row after a check with `outcome`: an answer (changed, unchanged, not modified) updates the
+ * ages, counts and next visit from its change rate; a failure comes back after the class's min_ms;
+ * a deletion is marked.
+ */
+export function scheduleAfterCheck(
+  row: RevisitRow,
+  outcome: CheckOutcome,
+  o: { at: number; previousAt: number; previousLastModified: string | null; lastModified: string | null; cls: RevisitClassConfig; minChecks: number; budget: BudgetLevel | null },
+): void {
+  if (outcome === 'changed' || outcome === 'unchanged' || outcome === 'not_modified') {
+    row.ages = nextAges(row.ages, { outcome, at: o.at, previousAt: o.previousAt, previousLastModified: o.previousLastModified, lastModified: o.lastModified });
+    row.checks++;
+    if (outcome === 'changed') row.changes++;
+    row.failures = 0;
+    row.lastCheckAt = o.at;
+    row.nextAt = o.at + nextIntervalMs(row, o.cls, { minChecks: o.minChecks, budget: o.budget });
+  } else if (outcome === 'failed') {
+    row.nextAt = o.at + o.cls.min_ms;
+  } else {
+    row.deletedAt = o.at;
+  }
 }
