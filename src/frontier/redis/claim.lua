@@ -50,20 +50,24 @@ local function claim_now()
   local exp = now + leaseMs
   local expText = string.format('%d', exp)
   local leaseArgs = {}
+  local by = struct.pack('>I2I4', wno, cno) -- (the last 6 bytes of every lease member of this claim)
   local want = max
   if MAXPAGES > 0 then want = math.min(want, MAXPAGES - pages) end
   -- the best hosts, at most one per URL wanted (each gives at least one); each takes as many of its
   -- best URLs as it may have out, so a host is never due again within one claim
+  -- (members only: their scores are not needed, and a score in a reply costs a printf; those taken
+  -- leave `ready` by rank below, before the batch puts any of them back)
   local tops = {}
-  if want > 0 then tops = redis.call('ZPOPMIN', K('ready'), want) end
+  if want > 0 then tops = redis.call('ZRANGE', K('ready'), '0', string.format('%d', want - 1)) end
   local hids = {}
-  for i = 1, #tops, 2 do hids[#hids + 1] = struct.unpack('>I4', tops[i], 9) end
+  for i = 1, #tops do hids[i] = struct.unpack('>I4', tops[i], 9) end
   hosts_read(hids)
-  for i = 1, #tops, 2 do
-    local hid = hids[(i + 1) / 2]
-    if n >= max or (MAXPAGES > 0 and pages >= MAXPAGES) then
-      redis.call('ZADD', K('ready'), tops[i + 1], tops[i]) -- not needed: back, unchanged
-    else
+  local taken = 0
+  for i = 1, #tops do
+    local hid = hids[i]
+    if n >= max or (MAXPAGES > 0 and pages >= MAXPAGES) then break end
+    do
+      taken = i
       local h = load_host(hid)
       h.r, h.popped = '', true
       local room = math.min(max - n, CONC - h.f)
@@ -75,10 +79,14 @@ local function claim_now()
       local k = #popped / 2
       for j = 1, #popped, 2 do
         local id = idof(popped[j], 3)
-        local _, hash = ix_get(id)
+        local ik, ifield = ixk(id)
+        local v = redis.call('HGET', ik, ifield)
+        if #v > 20 then v = string.sub(v, 1, 20) end
+        local hash = string.sub(v, 5, 20)
         local m = lease_member(hid, id, wno, cno)
         -- the URL's ix entry names its lease (see common.lua): a done settles it without a write there
-        ix_put(id, hid, hash, string.sub(m, 11))
+        -- (a queued URL's entry is host id and hash: the lease's numbers follow)
+        redis.call('HSET', ik, ifield, v .. by)
         leaseArgs[#leaseArgs + 1] = expText
         leaseArgs[#leaseArgs + 1] = m
         out[#out + 1] = m .. hash .. struct.pack('>ddI2', exp, hid, #h.n) .. h.n .. redis.call('HGET', uk(hid), hash)
@@ -89,6 +97,7 @@ local function claim_now()
       place(hid, h, now)
     end
   end
+  if taken > 0 then redis.call('ZREMRANGEBYRANK', K('ready'), '0', string.format('%d', taken - 1)) end
   batch_flush()
   for at = 1, #leaseArgs, 1000 do
     redis.call('ZADD', K('leases'), unpack(leaseArgs, at, math.min(#leaseArgs, at + 999)))

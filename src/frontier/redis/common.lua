@@ -54,7 +54,16 @@ local function idof(m, at)
   local hi, lo = struct.unpack('>I2I4', m, at or 1)
   return hi * TWO32 + lo
 end
-local function hidkey(hid) return struct.pack('>I4', hid) end
+-- (memoised for the script run: a host's id is packed for each of its keys, its `ready` member, ...)
+local HIDK = {}
+local function hidkey(hid)
+  local k = HIDK[hid]
+  if not k then
+    k = struct.pack('>I4', hid)
+    HIDK[hid] = k
+  end
+  return k
+end
 
 -- The names of a host's keys and of id buckets, made once per script run: names('q:', hidkey)(hid)
 -- is P .. 'q:' .. the host id as 4 bytes (ix buckets: idkey, 6 bytes). Binary, not decimal: Lua
