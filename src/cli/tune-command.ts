@@ -146,8 +146,10 @@ export function tuneHeader(r: TuneResult, corpusDir: string, set: readonly strin
     const s = r.fold_summary;
     lines.push(`  Folds (${r.folds.length} × ${s.per_fold} seeds drawn from the pages labelled "${r.label}", seed ${r.seed}): tuned from fold 1's seeds (${r.folds[0].seeds.join(', ')}),`,
       `  ${r.objective} gain on the other folds ${signed(s.validation_gain.mean)} on average (min ${signed(s.validation_gain.min)}, max ${signed(s.validation_gain.max)})` +
-      `${s.held ? `, ${pct(s.held.mean)} of the tuning gain held` : ''}.`);
+      `${s.held ? `, ${pct(s.held.mean)} of the tuning gain held on average` : ''}.`);
   }
+  const warning = tuneWarning(r);
+  if (warning) lines.push(`  ${warning[0].toUpperCase()}${warning.slice(1)}`);
   if (set.length) lines.push(`  Overrides in force while tuning (not written here): ${set.map((s) => `--set ${s}`).join(' ')}`);
   return lines;
 }

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatTuneTable, tuneWarning, verdict } from '../../src/cli/tune-report.js';
@@ -104,6 +104,17 @@ describe('share of the tuning gain held', () => {
     const none = base(1, 0.5, 0.5, 0.4, 0.4);
     expect(verdict(none)).toContain('no gain to hold on validation');
     expect(verdict(none)).not.toContain('%');
+    // folds: the spread in the verdict, each fold where the tuned settings did worse in the warning
+    const fold = (n: number, b: number, t: number): FoldResult =>
+      ({ fold: n, seeds: [`http://f${n}.example/`], role: n === 1 ? 'tuning' : 'validation', baseline: b, best: t, gain: t - b, held: n === 1 ? null : heldShare(0.1, t - b), fetched: 10 });
+    const folds = [fold(1, 0.5, 0.6), fold(2, 0.4, 0.45), fold(3, 0.5, 0.47), fold(4, 0.3, 0.38)];
+    const folded: TuneResult = { ...held, validation: undefined, held: undefined, folds, fold_summary: summarizeFolds(folds, 1, 30) };
+    delete folded.baseline.validation;
+    expect(verdict(folded)).toBe('gain +0.100 auc on tuning (fold 1); on the 3 validation folds +0.033 on average (min -0.030, max +0.080): 33% of the tuning gain held on average (min -30%, max 80%)');
+    expect(tuneWarning(folded)).toBe('warning: the tuned settings do worse than the file\'s on 1 of 3 validation folds (fold 3 auc -0.030): overfitting?');
+    const table = formatTuneTable(folded);
+    expect(table).toContain(tuneWarning(folded)!);
+    expect(table).toMatch(/^3 +validation +0\.500 +0\.470 +-0\.030 +-30% +10$/m);
   });
 });
 
@@ -164,6 +175,7 @@ describe('tune --folds (a corpus built here)', () => {
     expect(res.verdict).toBe(verdict(res));
     expect(res.warning).toBe(tuneWarning(res));
     expect(r.stderr).toContain('validation fold 3: the file\'s settings');
+    expect(readFileSync(out, 'utf8')).toContain(`Folds (3 × 1 seeds drawn from the pages labelled "astro", seed 5): tuned from fold 1's seeds (${expected[0].seeds[0]})`);
     // a separate crawl of fold 2 with the file's settings gives the figure reported
     const server = await startCorpusServer(corpusDir);
     try {
