@@ -67,6 +67,7 @@ export interface TuneResult {
   trials: number;
   seed: number;
   objective: TuneObjective;
+  /** The seeds the trials ran from: the topic's, or fold 1's with `folds`. */
   seeds: string[];
   relevant_in_corpus: number;
   /** The file's settings (trial 1). */
@@ -74,10 +75,7 @@ export interface TuneResult {
   /** The best trial (the baseline when nothing beat it). */
   best: TunedSettings & { trial: number };
   validation?: ValidationSet;
-  /**
-   * With a validation set: the share of the tuning gain that held there (validation gain ÷ tuning
-   * gain, see tune-folds.ts heldShare); null when no trial beat the baseline on tuning.
-   */
+  /** With a validation set: validation gain ÷ tuning gain (tune-folds.ts heldShare); null without a tuning gain. */
   held?: number | null;
   /** With `folds`: every fold (the first is the tuning fold: `seeds` are its seeds), then the spread. */
   folds?: FoldResult[];
