@@ -13,7 +13,12 @@
  * with topics/rustdoc-*.yaml (`npx tsx scripts/build-rustdoc.ts`, from the Rust documentation rustup installs). A set whose corpus is
  * missing is skipped with a note. Prints one markdown table per set (harvest rate at the budget,
  * and auc), then the means and the two ratios of the target: default ÷ breadth-first and
- * default ÷ oracle (both on the mean harvest at the budget).
+ * default ÷ oracle (both on the mean harvest at the budget), then one row per strategy
+ * (eval-summary.ts): mean harvest and auc, the share of the oracle per topic (mean, and the worst
+ * topic), × breadth-first and CPU ms per fetched page. The CPU time is process.cpuUsage() over each
+ * crawl and the reading of its file (user + system, every thread of the process: the crawl loop,
+ * page analysis, SQLite, and the corpus server, which runs in the same process); --json carries it
+ * as cpu_s per strategy.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +26,7 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runEval } from '../src/eval/eval-runner.js';
 import { corpusSet, farSeeds } from './corpus-sets.js';
+import { summarizeSet, summaryTable } from './eval-summary.js';
 import type { EvalResults } from '../src/eval/eval-types.js';
 import { loadConfig } from '../src/topic/config.js';
 
@@ -83,5 +89,6 @@ if (a.json) {
     if (names.includes(def)) {
       process.stdout.write(`\n${def} ÷ breadth-first: ${b > 0 ? `×${(d / b).toFixed(2)}` : '-'}; ${def} ÷ oracle: ${o > 0 ? `${((d / o) * 100).toFixed(0)}%` : '-'}\n`);
     }
+    process.stdout.write(`\n${set}: per strategy over the ${results.length} topics\n\n${summaryTable(summarizeSet(results))}\n`);
   }
 }

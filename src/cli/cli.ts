@@ -276,7 +276,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         const { runTuneCommand } = await import('./tune-command.js');
         await runTuneCommand(
           {
-            corpus: a.corpus, topic: a.topic, budget: a.budget, trials: a.trials, validateSeeds: a['validate-seeds'], validateTopic: a['validate-topic'],
+            corpus: a.corpus, topic: a.topic, budget: a.budget, trials: a.trials, validateSeeds: a['validate-seeds'], validateTopic: a['validate-topic'], folds: a.folds,
             out: a.out, seed: a.seed, objective: a.objective, json: a.json, set: a.set,
           },
           out,

@@ -37,6 +37,7 @@ export const tuneOptions = {
   trials: { type: 'number', default: 30, describe: 'crawls to try, the file\'s own settings first' },
   'validate-seeds': { type: 'string', array: true, describe: 'comma-separated start URLs: re-run the file\'s and the tuned settings from these seeds' },
   'validate-topic': { type: 'string', describe: 'another topic file (its seeds and label, the same corpus): re-run both settings on it' },
+  folds: { type: 'number', describe: 'K ≥ 2 disjoint seed sets drawn (by --seed) from the corpus pages with the topic\'s label, as many seeds each as the topic has: tune on the first, re-run the file\'s and the tuned settings on the others' },
   out: { type: 'string', describe: 'tuned topic file to write (default: <topic name>.tuned.yaml)' },
   seed: { type: 'number', default: 1, describe: 'seed of the search' },
   objective: { type: 'string', default: 'auc', describe: 'auc: mean harvest rate over the crawl; harvest: harvest rate at the budget' },

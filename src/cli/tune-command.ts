@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { isScalar, parseDocument, type Document } from 'yaml';
 import { TopicrawlError } from '../errors.js';
-import { tuneTopic, TuneInterrupted, type TrialRecord, type TuneFigures, type TuneObjective, type TuneResult, type TuneValidation } from '../eval/tune-runner.js';
+import { tuneTopic, TuneInterrupted, type TuneFigures, type TuneObjective, type TuneResult, type TuneValidation } from '../eval/tune-runner.js';
 import type { TuneParams } from '../eval/tune-search.js';
 import { loadConfig } from '../topic/config.js';
 import { fileNameFromTopic } from './default-paths.js';
 import { splitList } from './eval-command.js';
 import { checkOutFile } from './output-paths.js';
-import { table } from './format.js';
+import { f3, formatTrial, formatTuneTable, pct, signed, tuneWarning, verdict } from './tune-report.js';
 
 export interface TuneArgs {
   corpus: string;
@@ -21,6 +21,8 @@ export interface TuneArgs {
   validateSeeds?: string[];
   /** Validate on this topic file (its seeds and label, the same corpus). */
   validateTopic?: string;
+  /** K ≥ 2 seed sets drawn from the corpus's labelled pages: tune on the first, validate on the others (not with the two above). */
+  folds?: number;
   /** The tuned topic file (default `<topic name>.tuned.yaml` in the working folder). */
   out?: string;
   seed?: number;
@@ -36,18 +38,7 @@ export interface TopicEdit {
   value: unknown;
 }
 
-const f3 = (x: number) => x.toFixed(3);
-const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(3)}`;
-const fmtParams = (p: TuneParams) => `x=${p.x.toFixed(2)} y=${p.y.toFixed(2)} z=${p.z.toFixed(2)} life=${p.max_life} thr=${p.threshold.toFixed(2)}`;
 const HEADER_MARK = ' Tuned by topicrawl tune';
-
-/** The figure of the objective. */
-const score = (f: TuneFigures, o: TuneObjective) => (o === 'auc' ? f.auc : f.harvest_rate);
-
-/** The progress line of one trial (stderr). */
-export function formatTrial(t: TrialRecord, total: number, best: TrialRecord): string {
-  return `trial ${t.trial}/${total}  ${fmtParams(t.params)}  fetched ${t.figures.fetched}  auc ${f3(t.figures.auc)} harvest ${f3(t.figures.harvest_rate)}  (best ${f3(best.score)})`;
-}
 
 /** The keys of the topic file that the tuned settings change. */
 export function tunedEdits(p: TuneParams): TopicEdit[] {
@@ -144,47 +135,23 @@ export function tuneHeader(r: TuneResult, corpusDir: string, set: readonly strin
     `${HEADER_MARK.trim()} on ${new Date().toISOString()}: corpus ${r.corpus} (${corpusDir}), label "${r.label}",`,
     `  strategy ${r.strategy}, budget ${r.budget} pages, ${r.trials} trials (seed ${r.seed}), objective ${r.objective}.`,
     `  Changed: ${changed.length ? changed.join(', ') : 'nothing (no trial beat the file\'s settings)'}.`,
-    `  Tuning seeds, file's settings → tuned: ${fig(b.tuning, t.tuning)}.`,
+    `  Tuning seeds${r.folds ? ' (fold 1)' : ''}, file's settings → tuned: ${fig(b.tuning, t.tuning)}.`,
   ];
   if (r.validation) {
     const v = r.validation;
     const what = v.kind === 'seeds' ? `seeds ${v.seeds.join(', ')}` : `topic ${v.topic} (${v.file}, label "${v.label}")`;
-    lines.push(`  Validation on ${what}: ${fig(b.validation, t.validation)}.`);
+    lines.push(`  Validation on ${what}: ${fig(b.validation, t.validation)}${typeof r.held === 'number' ? `; ${pct(r.held)} of the tuning gain held` : ''}.`);
   }
+  if (r.folds && r.fold_summary) {
+    const s = r.fold_summary;
+    lines.push(`  Folds (${r.folds.length} × ${s.per_fold} seeds drawn from the pages labelled "${r.label}", seed ${r.seed}): tuned from fold 1's seeds (${r.folds[0].seeds.join(', ')}),`,
+      `  ${r.objective} gain on the other folds ${signed(s.validation_gain.mean)} on average (min ${signed(s.validation_gain.min)}, max ${signed(s.validation_gain.max)})` +
+      `${s.held ? `, ${pct(s.held.mean)} of the tuning gain held on average` : ''}.`);
+  }
+  const warning = tuneWarning(r);
+  if (warning) lines.push(`  ${warning[0].toUpperCase()}${warning.slice(1)}`);
   if (set.length) lines.push(`  Overrides in force while tuning (not written here): ${set.map((s) => `--set ${s}`).join(' ')}`);
   return lines;
-}
-
-/** Whether the gain holds on validation, in a sentence (or a warning). */
-export function verdict(r: TuneResult): string {
-  const o = r.objective;
-  const gain = score(r.best.tuning, o) - score(r.baseline.tuning, o);
-  if (r.best.trial === 1) return `no trial beat the file's settings (${o} ${f3(score(r.baseline.tuning, o))}); the tuned file keeps them`;
-  if (!r.best.validation || !r.baseline.validation) return `gain ${signed(gain)} ${o} on tuning (no validation set: give --validate-seeds or --validate-topic to check it holds)`;
-  const vgain = score(r.best.validation, o) - score(r.baseline.validation, o);
-  if (vgain < 0) return `warning: the tuned settings do worse on the validation set than the file's (${o} ${signed(vgain)}; ${signed(gain)} on tuning): overfitting?`;
-  return `gain ${signed(gain)} ${o} on tuning, ${signed(vgain)} on validation${vgain === 0 ? ' (no change there)' : ''}`;
-}
-
-/** The terminal report: baseline and best side by side, then the verdict. */
-export function formatTuneTable(r: TuneResult): string {
-  const head = `tune: topic ${r.topic} (${r.strategy}), corpus ${r.corpus}, label "${r.label}" (${r.relevant_in_corpus} relevant pages), ` +
-    `budget ${r.budget} pages, ${r.trials} trials, objective ${r.objective}, seed ${r.seed}`;
-  const cols = ['settings', 'trial', 'x', 'y', 'z', 'life', 'thr', 'auc', 'harvest', 'recall'];
-  if (r.validation) cols.push('val auc', 'val harvest', 'val recall');
-  const row = (name: string, s: TuneResult['baseline'], trial: number) => {
-    const cells: (string | number)[] = [name, trial, s.params.x.toFixed(2), s.params.y.toFixed(2), s.params.z.toFixed(2), s.params.max_life, s.params.threshold.toFixed(2),
-      f3(s.tuning.auc), f3(s.tuning.harvest_rate), f3(s.tuning.target_recall)];
-    if (s.validation) cells.push(f3(s.validation.auc), f3(s.validation.harvest_rate), f3(s.validation.target_recall));
-    return cells;
-  };
-  const lines = [head];
-  if (r.validation) {
-    const v = r.validation;
-    lines.push(`validation: ${v.kind === 'seeds' ? `seeds ${v.seeds.join(', ')}` : `topic ${v.topic} (${v.file}), label "${v.label}"`} (${v.relevant_in_corpus} relevant pages)`);
-  }
-  lines.push(table(cols, [row('baseline', r.baseline, 1), row('best', r.best, r.best.trial)]), '', verdict(r));
-  return lines.join('\n');
 }
 
 /**
@@ -197,6 +164,9 @@ export async function runTuneCommand(args: TuneArgs, out: { log: (s: string) => 
   const config = loadConfig(args.topic, { set });
   const vseeds = splitList(args.validateSeeds);
   if (vseeds && args.validateTopic !== undefined) throw new TopicrawlError('E_USAGE', '--validate-seeds and --validate-topic: give one or the other', { flag: '--validate-seeds' });
+  if (args.folds !== undefined && (vseeds || args.validateTopic !== undefined)) {
+    throw new TopicrawlError('E_USAGE', `--folds and ${vseeds ? '--validate-seeds' : '--validate-topic'}: --folds draws its own validation seeds, give one or the other`, { flag: '--folds' });
+  }
   let validation: TuneValidation | undefined;
   if (vseeds) validation = { kind: 'seeds', seeds: vseeds };
   else if (args.validateTopic !== undefined) validation = { kind: 'topic', config: loadConfig(args.validateTopic, { set }), file: args.validateTopic };
@@ -219,10 +189,10 @@ export async function runTuneCommand(args: TuneArgs, out: { log: (s: string) => 
   let result: TuneResult;
   try {
     result = await tuneTopic({
-      config, corpusDir: args.corpus, budget: args.budget, trials: args.trials, seed: args.seed, objective: args.objective as TuneObjective | undefined, validation,
+      config, corpusDir: args.corpus, budget: args.budget, trials: args.trials, seed: args.seed, objective: args.objective as TuneObjective | undefined, validation, folds: args.folds,
       tmpDir: tmp, signal: ac.signal,
       onTrial: (t, n, best) => progress(formatTrial(t, n, best)),
-      onValidation: (which) => progress(`validation: ${which === 'baseline' ? "the file's settings" : 'the tuned settings'}…`),
+      onValidation: (which, fold) => progress(`validation${fold ? ` fold ${fold}` : ''}: ${which === 'baseline' ? "the file's settings" : 'the tuned settings'}…`),
     });
   } catch (err) {
     if (err instanceof TuneInterrupted) throw new TopicrawlError('E_INTERRUPTED', `tune interrupted: no tuned file written (${file})`);
@@ -234,7 +204,7 @@ export async function runTuneCommand(args: TuneArgs, out: { log: (s: string) => 
   }
   const edits = [...tunedEdits(result.best.params), ...relocationEdits(source, dirname(resolve(args.topic)), dirname(file))];
   writeFileSync(file, tunedTopicText(source, edits, tuneHeader(result, args.corpus, set)));
-  if (args.json) out.log(JSON.stringify({ ...result, verdict: verdict(result), file }, null, 2));
+  if (args.json) out.log(JSON.stringify({ ...result, verdict: verdict(result), warning: tuneWarning(result), file }, null, 2));
   else out.log(`${formatTuneTable(result)}\nwrote ${file}`);
   return { result, file };
 }

@@ -9,7 +9,7 @@ import type { StrategyResult } from './eval-types.js';
 export const MAX_CURVE_POINTS = 200;
 
 /** A strategy's figures without its wall time. */
-export type HarvestFigures = Omit<StrategyResult, 'wall_s'>;
+export type HarvestFigures = Omit<StrategyResult, 'wall_s' | 'cpu_s'>;
 
 /**
  * The n at which the curve is sampled for `fetched` pages: 1, then every `step` pages, then

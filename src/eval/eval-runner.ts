@@ -131,6 +131,7 @@ export interface StrategyRunOptions {
  * Runs ONE crawl of a served corpus through the real crawl loop (politeness off, see
  * {@link evalConfig}) into a fresh SQLite file, and measures it against the corpus labels.
  *
+ * `cpu_s` is the process's CPU time over the crawl and the reading of its file (see StrategyResult).
  * A crawl that fetched no page (none answered 2xx) is an error (E_CONFIG: its seeds are not pages
  * the corpus serves), and so is a file that does not hold every page the crawl recorded (E_STORE):
  * neither is a figure.
@@ -139,6 +140,7 @@ export async function runStrategyOnCorpus(o: StrategyRunOptions): Promise<Strate
   const config = evalConfig(o.config, o.budget, o.concurrency);
   const truth = truthSet(o.corpus, o.label, config);
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const crawler = new Crawler({
     config, dbPath: o.dbPath, resolve: o.server.resolveMap(), mappedOnly: true, strategy: o.strategy,
     workers: 0, maxCrawlDelayMs: 0, progressEveryMs: 60_000, fresh: true,
@@ -155,6 +157,8 @@ export async function runStrategyOnCorpus(o: StrategyRunOptions): Promise<Strate
   }
   const wall_s = Math.round(performance.now() - started) / 1000;
   const { relevant: order, ok } = fetchOrder(o.dbPath, truth);
+  const used = process.cpuUsage(cpu);
+  const cpu_s = Math.round((used.user + used.system) / 1000) / 1000;
   const name = o.strategy?.name ?? config.strategy.name;
   if (order.length !== summary.fetched) {
     throw new TopicrawlError('E_STORE', `${o.dbPath}: the ${name} crawl recorded ${summary.fetched} pages but its file holds ${order.length}: not a figure`, { path: o.dbPath });
@@ -163,7 +167,7 @@ export async function runStrategyOnCorpus(o: StrategyRunOptions): Promise<Strate
     const tried = order.length ? ` (${order.length} attempts, none answered 2xx)` : '';
     throw new TopicrawlError('E_CONFIG', `the ${name} crawl fetched no page${tried} from ${config.seeds.join(', ')}: are they pages of corpus ${o.corpus.meta.name}?`, { key: 'seeds' });
   }
-  return { ...harvestFigures(order, truth.size), wall_s };
+  return { ...harvestFigures(order, truth.size), wall_s, cpu_s };
 }
 
 /**

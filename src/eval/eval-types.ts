@@ -37,6 +37,12 @@ export interface StrategyResult {
   auc: number;
   curve: [number, number][];
   wall_s: number;
+  /**
+   * CPU seconds the whole process used during the crawl and its measuring (process.cpuUsage, user +
+   * system: every thread, so page analysis in worker threads too, and the corpus server, which
+   * runs in the same process). Absent in files written before it existed.
+   */
+  cpu_s?: number;
 }
 
 /** What the report shows besides the results: the topic and the settings used. */

@@ -8,6 +8,7 @@ import { loadCorpus, type Corpus } from './corpus.js';
 import { startCorpusServer, type CorpusServer } from './corpus-server.js';
 import { evaluationLabel, runStrategyOnCorpus, truthSet } from './eval-runner.js';
 import type { StrategyResult } from './eval-types.js';
+import { drawFolds, foldPool, heldShare, summarizeFolds, type Fold, type FoldResult, type FoldSummary } from './tune-folds.js';
 import { TuneSearch, type TuneParams } from './tune-search.js';
 
 /** What `tune` maximises: `auc` = mean harvest rate over the crawl, `harvest` = harvest rate at the budget. */
@@ -66,6 +67,7 @@ export interface TuneResult {
   trials: number;
   seed: number;
   objective: TuneObjective;
+  /** The seeds the trials ran from: the topic's, or fold 1's with `folds`. */
   seeds: string[];
   relevant_in_corpus: number;
   /** The file's settings (trial 1). */
@@ -73,6 +75,11 @@ export interface TuneResult {
   /** The best trial (the baseline when nothing beat it). */
   best: TunedSettings & { trial: number };
   validation?: ValidationSet;
+  /** With a validation set: validation gain ÷ tuning gain (tune-folds.ts heldShare); null without a tuning gain. */
+  held?: number | null;
+  /** With `folds`: every fold (the first is the tuning fold: `seeds` are its seeds), then the spread. */
+  folds?: FoldResult[];
+  fold_summary?: FoldSummary;
   history: TrialRecord[];
 }
 
@@ -91,14 +98,20 @@ export interface TuneOptions {
   seed?: number;
   objective?: TuneObjective;
   validation?: TuneValidation;
+  /**
+   * K ≥ 2 disjoint seed sets drawn (by `seed`) from the corpus's labelled pages, each of as many
+   * seeds as the topic has (tune-folds.ts): the trials run on fold 1, then the baseline and the best
+   * on each other fold. Not with `validation`.
+   */
+  folds?: number;
   /** Folder for the temporary crawl files (a fresh folder inside it, removed at the end); default the OS's. */
   tmpDir?: string;
   /** Aborting stops the crawl in progress; tuneTopic then removes its folder and throws {@link TuneInterrupted}. */
   signal?: AbortSignal;
   /** Called after each trial with the best so far. */
   onTrial?: (t: TrialRecord, total: number, best: TrialRecord) => void;
-  /** Called before each validation crawl. */
-  onValidation?: (which: 'baseline' | 'best') => void;
+  /** Called before each validation crawl (`fold`: the fold's number, with `folds`). */
+  onValidation?: (which: 'baseline' | 'best', fold?: number) => void;
 }
 
 /** Thrown by tuneTopic when its `signal` was aborted (Ctrl-C): nothing was measured to the end. */
@@ -153,6 +166,8 @@ export interface TunePlan {
   objective: TuneObjective;
   /** The validation run's configuration (seeds set) and label, if any. */
   validation?: { config: Config; label: string; set: Omit<ValidationSet, 'relevant_in_corpus'> };
+  /** With `folds`: the folds, and the size of the pool they were drawn from. */
+  folds?: { folds: Fold[]; pool: number };
 }
 
 /** Checks the options (E_USAGE, E_CONFIG, E_CORPUS) and works out what to run. */
@@ -166,6 +181,8 @@ export function planTune(o: TuneOptions): TunePlan {
   const objective = o.objective ?? 'auc';
   if (!TUNE_OBJECTIVES.includes(objective)) throw new TopicrawlError('E_USAGE', `--objective ${objective}: expected auc or harvest`, { flag: '--objective' });
   checkSeeds(o.config.seeds, 'seeds');
+  if (o.folds !== undefined && o.validation) throw new TopicrawlError('E_USAGE', '--folds draws its own validation seeds: give it without --validate-seeds or --validate-topic', { flag: '--folds' });
+  if (o.folds !== undefined && (!Number.isInteger(o.folds) || o.folds < 2)) throw new TopicrawlError('E_USAGE', `--folds ${o.folds}: expected a whole number of seed sets, at least 2`, { flag: '--folds' });
   const corpus = loadCorpus(o.corpusDir);
   const label = evaluationLabel(o.config, corpus);
   let validation: TunePlan['validation'];
@@ -179,32 +196,48 @@ export function planTune(o: TuneOptions): TunePlan {
     checkSeeds(v.seeds, `${o.validation.file}: seeds`);
     validation = { config: v, label: vlabel, set: { kind: 'topic', topic: v.name, file: o.validation.file, label: vlabel, seeds: [...v.seeds] } };
   }
-  return { corpus, label, budget, trials, seed, objective, validation };
+  let folds: TunePlan['folds'];
+  if (o.folds !== undefined) {
+    const pool = foldPool(corpus, label, o.config);
+    folds = { folds: drawFolds(pool, o.folds, o.config.seeds.length, seed, label), pool: pool.length };
+  }
+  return { corpus, label, budget, trials, seed, objective, validation, folds };
 }
 
 /**
  * `topicrawl tune`: searches strategy.x/y/z, strategy.max_life and relevance.threshold of the
  * topic's own strategy (see tune-search.ts) by real evaluation crawls of the corpus, served once;
  * then re-runs the baseline and the best on the validation set, if any. A validation topic gets the
- * baseline's and the best's settings (so the comparison is of the settings alone). Crawl files go to
- * a temporary folder, removed at the end.
+ * baseline's and the best's settings (so the comparison is of the settings alone). With `folds`, the
+ * trials run from fold 1's seeds and the baseline and the best re-run from each other fold's. A
+ * crawl that fetched nothing is an error (naming the fold, with folds), never a figure. Crawl files
+ * go to a temporary folder, removed at the end.
  */
 export async function tuneTopic(o: TuneOptions): Promise<TuneResult> {
   const plan = planTune(o);
   const truthSize = (config: Config, label: string) => truthSet(plan.corpus, label, config).size;
+  const withSeeds = (seeds: readonly string[]) => buildConfig({ ...structuredClone(o.config), seeds: [...seeds] } as unknown as Config);
+  const folds = plan.folds?.folds;
+  const tuningConfig = folds ? withSeeds(folds[0].seeds) : o.config;
   const work = mkdtempSync(join(o.tmpDir ?? tmpdir(), 'topicrawl-tune-'));
   let server: CorpusServer | undefined;
   try {
     server = await startCorpusServer(o.corpusDir);
     // one crawl file per crawl, removed once measured: no crawl ever reuses the path of another
     let crawls = 0;
-    const run = async (config: Config, label: string, p: TuneParams) => {
+    const run = async (config: Config, label: string, p: TuneParams, fold?: number) => {
       if (o.signal?.aborted) throw new TuneInterrupted();
       const dbPath = join(work, `crawl-${++crawls}.db`);
       try {
-        return await runStrategyOnCorpus({ server: server!, corpus: plan.corpus, config: withParams(config, p), budget: plan.budget, label, dbPath, signal: o.signal });
+        const r = await runStrategyOnCorpus({ server: server!, corpus: plan.corpus, config: withParams(config, p), budget: plan.budget, label, dbPath, signal: o.signal });
+        if (o.signal?.aborted) throw new TuneInterrupted(); // a crawl cut short is not a figure
+        return r;
       } catch (err) {
         if (o.signal?.aborted) throw new TuneInterrupted();
+        if (fold !== undefined && err instanceof TopicrawlError) {
+          const role = fold === 1 ? 'the tuning fold' : 'a validation fold';
+          throw new TopicrawlError(err.code, `fold ${fold} of ${folds!.length} (${role}): ${err.message}`, { ...err.details, fold }, { cause: err });
+        }
         throw err;
       } finally {
         rmSync(dbPath, { force: true });
@@ -217,8 +250,7 @@ export async function tuneTopic(o: TuneOptions): Promise<TuneResult> {
     const history: TrialRecord[] = [];
     let best: TrialRecord | undefined;
     for (let p = search.propose(); p; p = search.propose()) {
-      const r = await run(o.config, plan.label, p);
-      if (o.signal?.aborted) throw new TuneInterrupted(); // a crawl cut short is not a figure
+      const r = await run(tuningConfig, plan.label, p, folds ? 1 : undefined);
       const f = figures(r);
       const t: TrialRecord = { trial: history.length + 1, params: p, figures: f, score: objectiveScore(f, plan.objective), wall_s: r.wall_s };
       search.report(p, t.score);
@@ -229,20 +261,38 @@ export async function tuneTopic(o: TuneOptions): Promise<TuneResult> {
     const first = history[0];
     const result: TuneResult = {
       corpus: plan.corpus.meta.name, topic: o.config.name, strategy: o.config.strategy.name, label: plan.label, budget: plan.budget,
-      trials: history.length, seed: plan.seed, objective: plan.objective, seeds: [...o.config.seeds],
+      trials: history.length, seed: plan.seed, objective: plan.objective, seeds: [...tuningConfig.seeds],
       relevant_in_corpus: truthSize(o.config, plan.label),
       baseline: { params: first.params, tuning: first.figures },
       best: { trial: best!.trial, params: best!.params, tuning: best!.figures },
       history,
     };
+    const tuningGain = best!.score - first.score;
+    // the baseline's and the best's figures on another set (one crawl when the best is the baseline)
+    const both = async (config: Config, label: string, fold?: number) => {
+      o.onValidation?.('baseline', fold);
+      const b = figures(await run(config, label, first.params, fold));
+      if (best!.trial === first.trial) return { b, t: b };
+      o.onValidation?.('best', fold);
+      return { b, t: figures(await run(config, label, best!.params, fold)) };
+    };
     if (plan.validation) {
       const v = plan.validation;
-      o.onValidation?.('baseline');
-      result.baseline.validation = figures(await run(v.config, v.label, first.params));
-      o.onValidation?.('best');
-      result.best.validation = best!.trial === first.trial ? result.baseline.validation : figures(await run(v.config, v.label, best!.params));
-      if (o.signal?.aborted) throw new TuneInterrupted();
+      const { b, t } = await both(v.config, v.label);
+      result.baseline.validation = b;
+      result.best.validation = t;
       result.validation = { ...v.set, relevant_in_corpus: truthSize(v.config, v.label) };
+      result.held = heldShare(tuningGain, objectiveScore(t, plan.objective) - objectiveScore(b, plan.objective));
+    }
+    if (folds) {
+      const out: FoldResult[] = [{ ...folds[0], role: 'tuning', baseline: first.score, best: best!.score, gain: tuningGain, held: null, fetched: best!.figures.fetched }];
+      for (const f of folds.slice(1)) {
+        const { b, t } = await both(withSeeds(f.seeds), plan.label, f.fold);
+        const [sb, st] = [objectiveScore(b, plan.objective), objectiveScore(t, plan.objective)];
+        out.push({ ...f, role: 'validation', baseline: sb, best: st, gain: st - sb, held: heldShare(tuningGain, st - sb), fetched: t.fetched });
+      }
+      result.folds = out;
+      result.fold_summary = summarizeFolds(out, folds[0].seeds.length, plan.folds!.pool);
     }
     return result;
   } finally {
