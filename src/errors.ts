@@ -41,6 +41,7 @@ export const ErrorCodes = {
   E_PARSE: 'page could not be parsed',
   E_ADDRESS_REFUSED: 'address is in a refused range',
   E_HOST_SUSPENDED: 'host suspended after repeated failures',
+  E_ROBOTS_UNREACHABLE: "robots.txt of the URL's origin could not be fetched while another origin of its host answered: that origin is given up for the run",
   E_ABORTED: 'request aborted',
   E_WARC_WRITE: 'a WARC record of the page could not be written (the page fails, the crawl goes on)',
   E_INTERNAL: 'internal error',

@@ -156,4 +156,42 @@ describe('a robots.txt that cannot be fetched (RFC 9309 §2.3.1.4)', () => {
       await srv.close();
     }
   });
+
+  it("one origin's robots.txt unreachable while the host's other origin answers: only that origin is given up", async () => {
+    const gone = await serveBare((_q, r) => r.end());
+    const closed = gone.port;
+    await gone.close(); // https://two.test: nothing listens (connection refused)
+    const pages: string[] = [];
+    const srv = await serveBare((q, r) => {
+      if (q.url === '/robots.txt') return void r.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+      pages.push(q.url!);
+      r.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>page <a href="https://two.test/d">d</a></body></html>');
+    });
+    const db = join(tmpDir(), 'two.db');
+    const config = buildConfig({ name: 'two', seeds: ['https://two.test/a', 'http://two.test/b', 'https://two.test/c'], ...settings });
+    const crawler = new Crawler({ config, dbPath: db, resolve: { 'two.test:80': `127.0.0.1:${srv.port}`, 'two.test:443': `127.0.0.1:${closed}` }, mappedOnly: true });
+    const warnings: string[] = [];
+    crawler.on('warn', (w) => warnings.push(w.code));
+    try {
+      const summary = await crawler.run();
+      await crawler.close();
+      // the host was not suspended: its http URL was fetched
+      expect(summary).toMatchObject({ suspendedHosts: [], unreachable: false, frontier: 0 });
+      expect(pages).toEqual(['/b']);
+      expect(warnings).toContain('E_ROBOTS_UNREACHABLE');
+      expect(warnings).not.toContain('E_HOST_SUSPENDED');
+      const conn = openDatabase(db, { readonly: true });
+      const rows = conn.prepare('SELECT url, state, error FROM urls ORDER BY url').all() as { url: string; state: number; error: string | null }[];
+      conn.close();
+      // every https URL, the seeds and the one found on the http page, recorded as given up; none fetched
+      expect(rows.filter((u) => u.url.startsWith('https:')).map((u) => [u.url, u.error])).toEqual([
+        ['https://two.test/a', 'E_ROBOTS_UNREACHABLE'], ['https://two.test/c', 'E_ROBOTS_UNREACHABLE'], ['https://two.test/d', 'E_ROBOTS_UNREACHABLE'],
+      ]);
+      expect(rows.find((u) => u.url === 'http://two.test/b')).toMatchObject({ error: null });
+      // the https robots.txt was tried (with its retries) once for the origin, not once per URL
+      expect(warnings.filter((c) => c === 'E_CONNECT')).toHaveLength(2);
+    } finally {
+      await srv.close();
+    }
+  });
 });
