@@ -11,8 +11,8 @@ import type { Store } from '../store/store.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { AnalyzerPool } from './analyzer-pool.js';
 import { RetryPolicy } from './retry-policy.js';
-import { crawlAdmission, RobotsGate } from './robots-gate.js';
-import { OriginOutages } from './origin-outages.js';
+import { RobotsGate } from './robots-gate.js';
+import { RobotsStep } from './robots-step.js';
 import type { ScopeDecision } from '../url/scope.js';
 import { analysisConfig, fetcherOptions, normalizeOptions, retrySettings, scopeOf } from './crawl-settings.js';
 import { seedFromSitemaps } from './sitemap-seeds.js';
@@ -40,8 +40,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private strategy!: Strategy;
   private readonly fetcher: Fetcher;
   private readonly ownsFetcher: boolean;
-  private robots: RobotsGate | null = null;
-  private origins: OriginOutages | null = null;
+  private robots: RobotsStep | null = null;
   private readonly robotsCache: RobotsCache | null;
   private readonly scope: (url: string) => ScopeDecision;
   private readonly retry: RetryPolicy;
@@ -88,13 +87,20 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     const cfg = this.opts.config;
     this.backend = b;
     ({ store: this.store, frontier: this.frontier, strategy: this.strategy, resumed: this.resumed } = b);
-    this.robots = this.robotsCache
+    const gate = this.robotsCache
       ? new RobotsGate(this.robotsCache, this.frontier, this.store, {
           delayMs: cfg.politeness.delay_ms,
           maxCrawlDelayMs: this.opts.maxCrawlDelayMs ?? cfg.politeness.max_crawl_delay_ms,
         })
       : null;
-    this.origins = this.robots && this.robotsCache ? new OriginOutages(this.robots, this.robotsCache) : null;
+    this.robots = gate && this.robotsCache
+      ? new RobotsStep(gate, this.robotsCache, this.retry, this.store, {
+          warn: (w) => this.emit('warn', w),
+          hostError: () => this.stats.hostError(),
+          suspendHost: (item, why) => this.suspendHost(item, why),
+          recordFailure: (item, err) => this.recordFailure(item, err),
+        })
+      : null;
     this.deps = {
       store: this.store, frontier: this.frontier, analyzers: this.analyzers, strategy: this.strategy, scope: this.scope,
       threshold: cfg.relevance.threshold, maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,
@@ -246,28 +252,8 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     this.attempted = true;
     try {
       if (this.robots) {
-        // a robots.txt that cannot be fetched (RFC 9309 §2.3.1.4): the URL stays queued; the host is
-        // retried with back-off, then suspended for the run and counted as an error, unless the
-        // host's other origin answers: then only this origin is given up (origin-outages.ts)
-        const gaveUp = this.origins!.why(item.url);
-        if (gaveUp) return await this.originGivenUp(item, gaveUp);
-        const a = await crawlAdmission(this.robots, this.retry, this.store, item);
-        if (a.kind === 'retry') {
-          this.emit('warn', { code: a.code, message: a.message, url: item.url });
-          return { state: 'requeue', counted: false, deferUntil: a.deferUntil };
-        }
-        if (a.kind === 'suspend' && (await this.origins!.giveUp(item, a.why))) {
-          this.emit('warn', { code: 'E_ROBOTS_UNREACHABLE', message: `${new URL(item.url).origin} given up for this run because ${a.why}; the host's other origin answered`, url: item.url });
-          return await this.originGivenUp(item, a.why);
-        }
-        if (a.kind === 'suspend') {
-          this.stats.hostError();
-          await this.store.recordRobotsUnreachable({ id: item.hostId, name: item.host }); // in the file too: `stats` counts it as the summary does
-          await this.suspendHost(item, a.why);
-          return { state: 'requeue', counted: false, deferUntil: a.deferUntil };
-        }
-        this.reached = true; // its robots.txt answered
-        if (a.kind === 'skipped') return { state: 'done', counted: false };
+        const settled = await this.robots.admit(item, () => (this.reached = true));
+        if (settled) return settled;
       }
       const res = await this.fetcher.fetch(item.url);
       if (res.status > 0) this.reached = true;
@@ -311,12 +297,6 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   }
 
   /** A host that keeps failing is left alone for the rest of the run; its URLs stay queued. */
-  /** A URL of an origin given up on (origin-outages.ts): recorded as failed, outside the page budget. */
-  private async originGivenUp(item: Lease, why: string): Promise<Settlement> {
-    await this.recordFailure(item, new TopicrawlError('E_ROBOTS_UNREACHABLE', `not fetched: ${why}`));
-    return { state: 'done', counted: false };
-  }
-
   private async suspendHost(item: Lease, why?: string): Promise<void> {
     if (this.suspended.has(item.host)) return;
     this.suspended.add(item.host);
