@@ -66,13 +66,13 @@ while at <= #adds do
     if own then nextId = nextId + 1 end
     added = added + 1
     -- the id index and the queues are written after the loop, a bucket or a host at a time
-    local b = math.floor(id / 128)
+    local b = math.floor(id / IXN)
     local ix = ixw[b]
     if not ix then
       ix = {}
       ixw[b] = ix
     end
-    ix[#ix + 1] = ixf(id % 128)
+    ix[#ix + 1] = ixf(id % IXN)
     ix[#ix + 1] = ixv
     if state == QUEUED then
       local q = qw[hid]
