@@ -1,6 +1,6 @@
 export type { CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { TopicrawlError, toOutcome } from '../errors.js';
-import { TypedEmitter, type CrawlEvents, type StopReason } from '../events.js';
+import { TypedEmitter, type CrawlEvents, type PageEvent, type StopReason } from '../events.js';
 import type { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
@@ -24,6 +24,7 @@ import { CrawlStats } from './crawl-stats.js';
 import { processFetch, recordedUrl, strategyHears, type ProcessorDeps } from './page-processor.js';
 import { seedFrontier } from './seeds.js';
 import { nearDupIndexOf } from './near-dup-setup.js';
+import { FeedbackTrigger } from './feedback-trigger.js';
 
 /**
  * The crawl loop (DESIGN.md): the frontier hands out the best URL a polite schedule allows; the
@@ -46,6 +47,8 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private readonly suspended = new Set<string>();
   private deps!: ProcessorDeps;
   private readonly analyzers: AnalyzerPool;
+  /** Relevance feedback (`relevance.feedback`), or null: off. */
+  private readonly feedback: FeedbackTrigger | null = null;
   private stats!: CrawlStats;
   private resumed = false;
   private engine: Engine<Lease> | null = null;
@@ -66,6 +69,9 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     super();
     const cfg = opts.config;
     const analysis = analysisConfig(cfg); // first: a bad classifier model file fails before the store is opened
+    if (cfg.relevance.feedback && opts.backend) {
+      throw new TopicrawlError('E_CONFIG', 'relevance.feedback: not available in a shared crawl (--frontier redis://…); run it with a crawl file of its own');
+    }
     this.ownsFetcher = !opts.fetcher;
     this.fetcher = opts.fetcher ?? new UndiciFetcher(fetcherOptions(cfg, opts));
     this.retry = new RetryPolicy(retrySettings(cfg));
@@ -74,6 +80,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     // the embedded crawl file opens now, so a file in use or of another topic fails here (before any thread starts)
     const state = opts.backend ? null : openCrawlState(cfg, opts.dbPath, opts.strategy, { fresh: opts.fresh });
     this.analyzers = new AnalyzerPool(analysis, opts.workers);
+    if (state && cfg.relevance.feedback) this.feedback = new FeedbackTrigger(cfg, state.store, this.analyzers);
     if (state) {
       this.useBackend({
         store: state.store, frontier: state.frontier, strategy: state.strategy, resumed: state.resumed,
@@ -215,8 +222,19 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       fetched: t.fetched, fetchedThisRun: this.stats.fetchedThisRun, relevant: t.relevant, harvest: t.harvest,
       errors: t.errors, bytes: t.bytes, frontier: t.queued, pruned: t.pruned, known: t.known,
       discoveryRate: s.discoveryRate, elapsedMs: s.elapsedMs, pagesPerSec: s.pagesPerSec, suspendedHosts: [...this.suspended],
-      unreachable: this.attempted && !this.reached,
+      unreachable: this.attempted && !this.reached, feedback: this.feedback?.current ?? null,
     };
+  }
+
+  /** Relevance feedback hears of a recorded page; a failure to choose its terms is a warning (the crawl goes on without them). */
+  private async feedbackHeard(ev: PageEvent): Promise<void> {
+    try {
+      const rec = await this.feedback!.heard(ev, (fn) => this.serial.run(fn));
+      if (rec) this.emit('feedback', rec);
+    } catch (err) {
+      const o = toOutcome(err);
+      this.emit('warn', { code: 'W_FEEDBACK', message: `relevance feedback chose no terms: ${o.message}` });
+    }
   }
 
   private async tick(): Promise<void> {
@@ -277,6 +295,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       done.heard.catch((err: unknown) => this.heardFailed(item, err));
       this.stats.page({ relevant: done.relevant, error: done.error, bytes: done.event.bytes, newUrls: done.newUrls, pruned: done.pruned });
       this.emit('page', done.event);
+      if (this.feedback) await this.feedbackHeard(done.event);
       for (const h of this.opts.hooks ?? []) await h.recorded?.(item, { page: done.event, outlinks: done.outlinks });
       return { state: 'done', deferUntil };
     } catch (err) {
