@@ -1,6 +1,6 @@
 export type { CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { TopicrawlError, toOutcome } from '../errors.js';
-import { TypedEmitter, type CrawlEvents, type PageEvent, type StopReason } from '../events.js';
+import { TypedEmitter, type CrawlEvents, type StopReason } from '../events.js';
 import type { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
@@ -80,7 +80,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     // the embedded crawl file opens now, so a file in use or of another topic fails here (before any thread starts)
     const state = opts.backend ? null : openCrawlState(cfg, opts.dbPath, opts.strategy, { fresh: opts.fresh });
     this.analyzers = new AnalyzerPool(analysis, opts.workers);
-    if (state && cfg.relevance.feedback) this.feedback = new FeedbackTrigger(cfg, state.store, this.analyzers);
+    if (state && cfg.relevance.feedback) this.feedback = new FeedbackTrigger(cfg, state.store, this.analyzers, this);
     if (state) {
       this.useBackend({
         store: state.store, frontier: state.frontier, strategy: state.strategy, resumed: state.resumed,
@@ -226,16 +226,6 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     };
   }
 
-  /** Relevance feedback hears of a recorded page; a failure to choose its terms is a warning (the crawl goes on without them). */
-  private async feedbackHeard(ev: PageEvent): Promise<void> {
-    try {
-      const rec = await this.feedback!.heard(ev, (fn) => this.serial.run(fn));
-      if (rec) this.emit('feedback', rec);
-    } catch (err) {
-      const o = toOutcome(err);
-      this.emit('warn', { code: 'W_FEEDBACK', message: `relevance feedback chose no terms: ${o.message}` });
-    }
-  }
 
   private async tick(): Promise<void> {
     const snap = this.stats.snapshot(this.lastSize);
@@ -295,7 +285,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       done.heard.catch((err: unknown) => this.heardFailed(item, err));
       this.stats.page({ relevant: done.relevant, error: done.error, bytes: done.event.bytes, newUrls: done.newUrls, pruned: done.pruned });
       this.emit('page', done.event);
-      if (this.feedback) await this.feedbackHeard(done.event);
+      if (this.feedback) await this.feedback.heard(done.event, (fn) => this.serial.run(fn));
       for (const h of this.opts.hooks ?? []) await h.recorded?.(item, { page: done.event, outlinks: done.outlinks });
       return { state: 'done', deferUntil };
     } catch (err) {

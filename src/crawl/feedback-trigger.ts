@@ -1,4 +1,5 @@
-import type { PageEvent } from '../events.js';
+import { toOutcome } from '../errors.js';
+import type { CrawlEvents, PageEvent, TypedEmitter } from '../events.js';
 import { scoredPageCount } from '../store/feedback-pages.js';
 import type { CrawlFileStore } from '../store/crawl-file-store.js';
 import type { Config } from '../topic/config.js';
@@ -24,7 +25,11 @@ export class FeedbackTrigger {
   private scored: number;
   private busy = false;
 
-  constructor(private readonly cfg: Config, private readonly store: CrawlFileStore, private readonly pool: AnalyzerPool) {
+  /** `events`: hears `feedback` when the terms are chosen, `warn` (W_FEEDBACK) when they could not be. */
+  constructor(
+    private readonly cfg: Config, private readonly store: CrawlFileStore, private readonly pool: AnalyzerPool,
+    private readonly events: Pick<TypedEmitter<CrawlEvents>, 'emit'>,
+  ) {
     // terms chosen by an earlier run apply while the topic asks for feedback (turned off: the plain keywords)
     this.record = cfg.relevance.feedback ? parseFeedback(store.file.getMeta(FEEDBACK_META_KEY)) : null;
     if (this.record) pool.setKeywords(withFeedbackKeywords(cfg.keywords, this.record));
@@ -37,24 +42,30 @@ export class FeedbackTrigger {
   }
 
   /**
-   * Hears of a recorded page; returns the record when this page completed the `after` pages and the
-   * terms were chosen now. `serial` runs the choice between two pages' records. After a failure
-   * (thrown: the crawl file could not be read or written) it does not try again in this run.
+   * Hears of a recorded page; when this page completes the `after` pages, chooses the terms (`serial`
+   * runs that between two pages' records) and emits `feedback`. A failure (the crawl file could not
+   * be read or written) is a warning, and the terms are not tried again in this run.
    */
-  async heard(ev: PageEvent, serial: <T>(fn: () => Promise<T>) => Promise<T>): Promise<FeedbackRecord | null> {
+  async heard(ev: PageEvent, serial: <T>(fn: () => Promise<T>) => Promise<T>): Promise<void> {
     const fb = this.cfg.relevance.feedback;
-    if (!fb || this.record || ev.relevance === null || ev.duplicateOf) return null;
-    if (++this.scored < fb.after || this.busy) return null;
+    if (!fb || this.record || ev.relevance === null || ev.duplicateOf) return;
+    if (++this.scored < fb.after || this.busy) return;
     this.busy = true;
-    const rec = await serial(async () => {
-      const r = chooseFeedback(this.store.file.db, this.cfg, this.store.file.counters().fetched);
-      if (r) await this.store.setMeta({ [FEEDBACK_META_KEY]: JSON.stringify(r) });
-      return r;
-    });
+    let rec: FeedbackRecord | null;
+    try {
+      rec = await serial(async () => {
+        const r = chooseFeedback(this.store.file.db, this.cfg, this.store.file.counters().fetched);
+        if (r) await this.store.setMeta({ [FEEDBACK_META_KEY]: JSON.stringify(r) });
+        return r;
+      });
+    } catch (err) {
+      this.events.emit('warn', { code: 'W_FEEDBACK', message: `relevance feedback chose no terms: ${toOutcome(err).message}` });
+      return;
+    }
     this.busy = false;
-    if (!rec) return null;
+    if (!rec) return;
     this.record = rec;
     this.pool.setKeywords(withFeedbackKeywords(this.cfg.keywords, rec));
-    return rec;
+    this.events.emit('feedback', rec);
   }
 }

@@ -68,12 +68,12 @@ export const TopicSchema = z
           .object({
             after: z.number().int().min(2).default(100).describe('Pages scored before the terms are chosen: the first `after` pages with a score, in fetch order.'),
             top: z.number().int().min(1).max(1000).default(10).describe('The highest-scoring relevant pages (score ≥ threshold) whose shared terms are added.'),
-            max_terms: z.number().int().min(1).max(100).default(10).describe('The most terms added to the keywords.'),
+            max_terms: z.number().int().min(1).max(100).default(5).describe('The most terms added to the keywords.'),
             weight: z
               .number()
-              .gt(0, 'a number above 0 and below 1 (the best added term weighs weight × the strongest keyword)')
-              .lt(1, 'a number above 0 and below 1 (added terms weigh less than the strongest keyword)')
-              .default(0.5)
+              .gt(0)
+              .lt(1)
+              .default(0.25)
               .describe('Weight of the best added term, relative to the strongest keyword (below 1: added terms weigh less than the user\'s).'),
           })
           .strict()

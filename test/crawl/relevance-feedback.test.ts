@@ -8,6 +8,7 @@ import { openDatabase } from '../../src/store/sqlite-store.js';
 import type { TopicInput } from '../../src/topic/topic-schema.js';
 import { crawlCorpus } from '../helpers/crawl-corpus.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
+import { errorOf } from '../helpers/error-of.js';
 
 /**
  * Relevance feedback on a real crawl (loopback HTTP server, real SQLite file). The site: a home page
@@ -130,5 +131,15 @@ describe('relevance feedback in a crawl', () => {
     runStats({ db, json: true }, { log: (s) => json.push(s) });
     const totals = (JSON.parse(json.join('')) as { totals: { feedback: FeedbackRecord } }).totals;
     expect(totals.feedback.terms.map((t) => t.term)).toEqual(['nebula', 'spectroscopy']);
+  });
+});
+
+describe('relevance feedback and shared crawls', () => {
+  it('is refused in a shared crawl (one line, E_CONFIG), before anything starts', async () => {
+    const { Crawler } = await import('../../src/crawl/crawler.js');
+    const { buildConfig } = await import('../../src/topic/config.js');
+    const e = errorOf(() => new Crawler({ config: buildConfig(withFeedback({ after: 20 })), dbPath: join(tmpDir(), 'x'), backend: () => Promise.reject(new Error('not opened')) }));
+    expect((e as { code?: string }).code).toBe('E_CONFIG');
+    expect(e.message).toMatch(/^relevance\.feedback: not available in a shared crawl/);
   });
 });
