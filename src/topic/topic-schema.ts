@@ -66,7 +66,7 @@ export const TopicSchema = z
           .describe('A trained classifier (topicrawl train) that scores pages together with the keywords.'),
         feedback: z
           .object({
-            after: z.number().int().min(2).default(100).describe('Pages scored before the terms are chosen: the first `after` pages with a score, in fetch order.'),
+            after: z.number().int().min(2).max(10_000).default(100).describe('Pages scored before the terms are chosen: the first `after` pages with a score, in fetch order (each parsed again then: ~7 ms a page, on the main thread).'),
             top: z.number().int().min(1).max(1000).default(10).describe('The highest-scoring relevant pages (score ≥ threshold) whose shared terms are added.'),
             max_terms: z.number().int().min(1).max(100).default(5).describe('The most terms added to the keywords.'),
             weight: z

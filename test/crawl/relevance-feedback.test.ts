@@ -121,6 +121,13 @@ describe('relevance feedback in a crawl', () => {
     expect(resumed.summary.feedback!.terms).toEqual(wholeTerms);
   });
 
+  it('shows in the crawl summary', async () => {
+    const { formatSummary } = await import('../../src/cli/format.js');
+    const { summary } = await crawlCorpus(corpus, withFeedback({ after: 20, top: 10, max_terms: 2, weight: 0.5 }), join(tmpDir(), 'sum.db'));
+    expect(formatSummary(summary)).toMatch(/\n  feedback terms +nebula \(0\.5\), spectroscopy \(0\.\d+\) \(relevance\.feedback: chosen from the first 20 scored pages/);
+    expect(formatSummary({ ...summary, feedback: null })).not.toMatch(/feedback terms/);
+  });
+
   it('shows in stats', async () => {
     const db = join(tmpDir(), 'stats.db');
     await crawlCorpus(corpus, withFeedback({ after: 20, top: 10, max_terms: 2, weight: 0.5 }), db);
