@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { FeedbackRecord } from './crawl/relevance-feedback.js';
 
 /**
  * Events the crawl emits. Library code never writes to the console; the progress display, stats and
@@ -15,6 +16,8 @@ export interface CrawlEvents {
   start: [{ resumed: boolean; queued: number; fetched: number }];
   /** Crawl ended. */
   end: [{ reason: StopReason }];
+  /** Relevance feedback (`relevance.feedback`) chose the terms it adds to the keywords. */
+  feedback: [FeedbackRecord];
 }
 
 export type StopReason = 'done' | 'max-pages' | 'max-bytes' | 'signal' | 'error';

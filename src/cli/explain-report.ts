@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { lazyScoreText, normalizeOptions } from '../crawl/crawl-settings.js';
+import { FEEDBACK_META_KEY, parseFeedback } from '../crawl/relevance-feedback.js';
 import { TopicrawlError } from '../errors.js';
 import { UrlState, urlStateName } from '../frontier/url-state.js';
 import { fetchHistory, fetchLinkedHistory, queuedUrls, seedUrls } from '../store/crawl-history.js';
@@ -130,7 +131,7 @@ export function explainPriority(db: Database.Database, input: string): PriorityE
   const parentRow = row.parent_id === null ? undefined : urlBrief(db, row.parent_id);
   const anchors = anchorsTo(db, row.id);
   const strategyConfig: StrategyConfig = { ...cfg.strategy, location: cfg.location };
-  const figures = strategyFigures(db, row.id, cfg.strategy.name, strategyConfig, lazyScoreText(cfg));
+  const figures = strategyFigures(db, row.id, cfg.strategy.name, strategyConfig, lazyScoreText(cfg, parseFeedback(readMeta(db, FEEDBACK_META_KEY))));
   return {
     input,
     url: row.url,

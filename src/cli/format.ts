@@ -1,5 +1,6 @@
 import type { CrawlSummary } from '../crawl/crawler.js';
 import type { LabelHarvest } from '../eval/label-harvest.js';
+import { feedbackTermsLine, type FeedbackRecord } from '../crawl/relevance-feedback.js';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
@@ -34,7 +35,13 @@ export function formatSummary(s: CrawlSummary, truth?: LabelHarvest | null): str
     `  bytes              ${s.bytes}`,
   );
   if (s.suspendedHosts.length) lines.push(`  suspended hosts    ${s.suspendedHosts.join(', ')} (repeated failures; their URLs stay queued)`);
+  if (s.feedback) lines.push(`  feedback terms     ${feedbackTermsLine(s.feedback)} (${feedbackWhen(s.feedback)})`);
   return lines.join('\n');
+}
+
+/** When relevance feedback's terms were chosen, for the summary and `stats`. */
+export function feedbackWhen(r: FeedbackRecord): string {
+  return `relevance.feedback: chosen from the first ${r.pages} scored pages, ${r.top} top and ${r.low} below the threshold; in force after page ${r.fetched}`;
 }
 
 /** A table with left-aligned first column and right-aligned others. */

@@ -1,7 +1,8 @@
 import { TopicrawlError } from '../errors.js';
 import { crawlTotals, exportRows, pagesByLanguage, revisitTotals, statusByHost, type RevisitFigures } from '../store/crawl-report.js';
 import { crawlLabel, openCrawl } from '../store/segments.js';
-import { table } from './format.js';
+import { feedbackWhen, table } from './format.js';
+import { feedbackTermsLine } from '../crawl/relevance-feedback.js';
 
 /** One crawl file, or several (the segments of a distributed crawl) or folders of them. */
 export type CrawlArg = string | readonly string[];
@@ -43,6 +44,7 @@ export function runStats(args: { db: CrawlArg; json?: boolean }, out: { log: (s:
         `discovery rate     ${t.discoveryRate.toFixed(2)} new URLs per fetched page`,
         `bytes              ${t.bytes} fetched, ${t.storedBytes} stored (compressed)`,
         ...(t.suspendedHosts.length ? [`suspended hosts    ${t.suspendedHosts.join(', ')} (repeated failures; their URLs stay queued)`] : []),
+        ...(t.feedback ? [`feedback terms     ${feedbackTermsLine(t.feedback)} (${feedbackWhen(t.feedback)})`] : []),
         ...(revisit ? revisitLines(revisit) : []),
         '',
         table(

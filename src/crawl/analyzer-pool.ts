@@ -29,10 +29,10 @@ const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './page-worker-en
 export class AnalyzerPool {
   private readonly workers: Slot[] = [];
   private readonly pending = new Map<number, { resolve: (a: PageAnalysis) => void; reject: (e: Error) => void; slot: Slot }>();
-  private readonly inline: ((i: AnalysisInput) => PageAnalysis) | null;
+  private inline: ((i: AnalysisInput) => PageAnalysis) | null;
   private nextId = 1;
 
-  constructor(cfg: AnalysisConfig, workers = AnalyzerPool.defaultWorkers()) {
+  constructor(private readonly cfg: AnalysisConfig, workers = AnalyzerPool.defaultWorkers()) {
     this.inline = workers > 0 ? null : createAnalyzer(cfg);
     for (let i = 0; i < workers; i++) {
       const w = new Worker(WORKER_ENTRY, { workerData: cfg });
@@ -58,6 +58,16 @@ export class AnalyzerPool {
 
   static defaultWorkers(): number {
     return Math.max(1, Math.min(4, availableParallelism()));
+  }
+
+  /**
+   * Scores the pages with these keywords from now on (relevance feedback: the topic's plus the
+   * added terms). A page handed to analyze() after this call is scored with them; one handed before
+   * (already sent to a thread) keeps the keywords it was sent with.
+   */
+  setKeywords(keywords: Record<string, number>): void {
+    if (this.inline) this.inline = createAnalyzer({ ...this.cfg, keywords: { ...keywords } });
+    for (const s of this.workers) s.w.postMessage({ keywords });
   }
 
   analyze(input: AnalysisInput): Promise<PageAnalysis> {

@@ -7,6 +7,7 @@ import { createScope, type ScopeDecision, type ScopeOptions } from '../url/scope
 import { createPageScorer, memoScoreText, type AnalysisConfig } from './page-analysis.js';
 import { loadModelFile } from '../relevance/logistic-model.js';
 import { DEFAULT_SHINGLES } from '../dedup/shingles.js';
+import { withFeedbackKeywords, type FeedbackRecord } from './relevance-feedback.js';
 
 /** The URL rules of a configuration (topic `url:`), as normalizeUrl options. */
 export function normalizeOptions(cfg: Config): NormalizeOptions {
@@ -67,9 +68,11 @@ export function retrySettings(cfg: Config): RetrySettings {
 
 /**
  * The page scorer's `scoreText` for a configuration, as page analysis uses it (memoised), built on
- * first use: strategies that rebuild link scores on resume call it (ResumeState.scoreText).
+ * first use: strategies that rebuild link scores on resume call it (ResumeState.scoreText). With
+ * `feedback` (the terms relevance feedback added, while the topic asks for it), the keywords include them.
  */
-export function lazyScoreText(cfg: Config): (text: string) => number {
+export function lazyScoreText(cfg: Config, feedback: FeedbackRecord | null = null): (text: string) => number {
   let fn: ((text: string) => number) | null = null;
-  return (text) => (fn ??= memoScoreText(createPageScorer(analysisConfig(cfg))))(text);
+  const keywords = cfg.relevance.feedback ? withFeedbackKeywords(cfg.keywords, feedback) : cfg.keywords;
+  return (text) => (fn ??= memoScoreText(createPageScorer({ ...analysisConfig(cfg), keywords })))(text);
 }

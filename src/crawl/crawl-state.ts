@@ -2,6 +2,7 @@ import { TopicrawlError } from '../errors.js';
 import { EmbeddedFrontier } from '../frontier/embedded-frontier.js';
 import { SqliteFrontier } from '../frontier/sqlite-frontier.js';
 import { lazyScoreText } from './crawl-settings.js';
+import { FEEDBACK_META_KEY, parseFeedback } from './relevance-feedback.js';
 import { fetchHistory, fetchLinkedHistory, queuedUrls, seedUrls } from '../store/crawl-history.js';
 import { CrawlFileStore } from '../store/crawl-file-store.js';
 import { SqliteStore, storeError } from '../store/sqlite-store.js';
@@ -50,7 +51,7 @@ export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy,
       delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency, concurrency: cfg.politeness.concurrency,
     });
     const max = maxPriority(store.db);
-    if (max !== null) strategy.resume?.({ maxPriority: max, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db), linkedHistory: () => fetchLinkedHistory(store.db), queued: () => queuedUrls(store.db), scoreText: lazyScoreText(cfg) });
+    if (max !== null) strategy.resume?.({ maxPriority: max, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db), linkedHistory: () => fetchLinkedHistory(store.db), queued: () => queuedUrls(store.db), scoreText: lazyScoreText(cfg, parseFeedback(store.getMeta(FEEDBACK_META_KEY))) });
     const door = new EmbeddedFrontier(frontier, {
       maxPages: cfg.limits.max_pages, maxPagesPerHost: cfg.limits.max_pages_per_host, counted: counts.fetched, hostCounted: new Map(hostFetchedCounts(store.db).map((r) => [r.id, r.fetched])),
     }, (fn) => store.transaction(fn, false));

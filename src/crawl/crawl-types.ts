@@ -1,3 +1,4 @@
+import type { FeedbackRecord } from './relevance-feedback.js';
 import type { StopReason } from '../events.js';
 import type { Fetcher, FetchResult } from '../fetch/fetcher.js';
 import type { Frontier } from '../frontier/frontier.js';
@@ -106,5 +107,7 @@ export interface CrawlSummary {
   suspendedHosts: string[];
   /** URLs were handed out in this run but no host answered (no page, no robots.txt): the seeds could not be reached. */
   unreachable: boolean;
+  /** The terms relevance feedback added to the keywords (in this run or an earlier one); null: none (off, or not chosen yet). */
+  feedback: FeedbackRecord | null;
 }
 

@@ -25,6 +25,7 @@ import { CrawlStats } from './crawl-stats.js';
 import { processFetch, recordedUrl, strategyHears, type ProcessorDeps } from './page-processor.js';
 import { seedFrontier } from './seeds.js';
 import { nearDupIndexOf } from './near-dup-setup.js';
+import { FeedbackTrigger } from './feedback-trigger.js';
 
 /**
  * The crawl loop (DESIGN.md): the frontier hands out the best URL a polite schedule allows; the
@@ -47,6 +48,8 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private readonly suspended = new Set<string>();
   private deps!: ProcessorDeps;
   private readonly analyzers: AnalyzerPool;
+  /** Relevance feedback (`relevance.feedback`), or null: off. */
+  private readonly feedback: FeedbackTrigger | null = null;
   private stats!: CrawlStats;
   private resumed = false;
   private engine: Engine<Lease> | null = null;
@@ -67,6 +70,9 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     super();
     const cfg = opts.config;
     const analysis = analysisConfig(cfg); // first: a bad classifier model file fails before the store is opened
+    if (cfg.relevance.feedback && opts.backend) {
+      throw new TopicrawlError('E_CONFIG', 'relevance.feedback: not available in a shared crawl (--frontier redis://…); run it with a crawl file of its own');
+    }
     this.ownsFetcher = !opts.fetcher;
     this.fetcher = opts.fetcher ?? new UndiciFetcher(fetcherOptions(cfg, opts));
     this.retry = new RetryPolicy(retrySettings(cfg));
@@ -75,6 +81,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     // the embedded crawl file opens now, so a file in use or of another topic fails here (before any thread starts)
     const state = opts.backend ? null : openCrawlState(cfg, opts.dbPath, opts.strategy, { fresh: opts.fresh });
     this.analyzers = new AnalyzerPool(analysis, opts.workers);
+    if (state && cfg.relevance.feedback) this.feedback = new FeedbackTrigger(cfg, state.store, this.analyzers, this);
     if (state) {
       this.useBackend({
         store: state.store, frontier: state.frontier, strategy: state.strategy, resumed: state.resumed,
@@ -224,9 +231,10 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       fetched: t.fetched, fetchedThisRun: this.stats.fetchedThisRun, relevant: t.relevant, harvest: t.harvest,
       errors: t.errors, bytes: t.bytes, frontier: t.queued, pruned: t.pruned, known: t.known,
       discoveryRate: s.discoveryRate, elapsedMs: s.elapsedMs, pagesPerSec: s.pagesPerSec, suspendedHosts: [...this.suspended],
-      unreachable: this.attempted && !this.reached,
+      unreachable: this.attempted && !this.reached, feedback: this.feedback?.current ?? null,
     };
   }
+
 
   private async tick(): Promise<void> {
     const snap = this.stats.snapshot(this.lastSize);
@@ -273,6 +281,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       done.heard.catch((err: unknown) => this.heardFailed(item, err));
       this.stats.page({ relevant: done.relevant, error: done.error, bytes: done.event.bytes, newUrls: done.newUrls, pruned: done.pruned });
       this.emit('page', done.event);
+      if (this.feedback) await this.feedback.heard(done.event, (fn) => this.serial.run(fn));
       for (const h of this.opts.hooks ?? []) await h.recorded?.(item, { page: done.event, outlinks: done.outlinks });
       return { state: 'done', deferUntil };
     } catch (err) {

@@ -1,6 +1,7 @@
 import { AnalyzerPool } from '../crawl/analyzer-pool.js';
 import { closeCrawlState, openCrawlState, type CrawlState } from '../crawl/crawl-state.js';
 import { analysisConfig, fetcherOptions } from '../crawl/crawl-settings.js';
+import { FEEDBACK_META_KEY, parseFeedback, withFeedbackKeywords } from '../crawl/relevance-feedback.js';
 import { Engine } from '../crawl/engine.js';
 import type { PageAnalysis } from '../crawl/page-analysis.js';
 import { strategyHears } from '../crawl/page-processor.js';
@@ -88,6 +89,9 @@ export class Recrawler extends TypedEmitter<RecrawlEvents> {
       ? new RobotsGate(this.robots, this.source, this.state.store, { delayMs: p.delay_ms, maxCrawlDelayMs: p.max_crawl_delay_ms }, (ms) => this.sleep(ms))
       : null;
     this.analyzers = new AnalyzerPool(analysis, 0); // inline: a changed page's parse from the judge is reused
+    // a changed page is scored as the crawl scores its pages: with the terms relevance feedback added, if any
+    const feedback = this.cfg.relevance.feedback ? parseFeedback(this.state.file.getMeta(FEEDBACK_META_KEY)) : null;
+    if (feedback) this.analyzers.setKeywords(withFeedbackKeywords(this.cfg.keywords, feedback));
     // politeness holds across runs: a host asked just before this run started waits its delay
     if (!opts.now) this.source.restoreHostTimes(this.rs.hostNextTimes(Date.now()));
   }

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { revisitFigures, type RevisitFigures } from './revisit-store.js';
 import { MERGED_STORED_BYTES_KEY, ROBOTS_UNREACHABLE_KEY } from './schema.js';
 import { urlsHasDedupColumns } from './open-database.js';
+import { FEEDBACK_META_KEY, parseFeedback, type FeedbackRecord } from './feedback-record.js';
 
 /** Read-only queries over a crawl file, for `stats`, `export` and evaluation. */
 
@@ -57,6 +58,8 @@ export interface CrawlTotals {
   lastFetchAt: number | null;
   /** Hosts suspended by the last run after repeated failures (their URLs stay queued). */
   suspendedHosts: string[];
+  /** The terms relevance feedback added to the keywords (meta `relevance_feedback`); null: none. */
+  feedback: FeedbackRecord | null;
 }
 
 export function crawlTotals(db: Database.Database): CrawlTotals {
@@ -92,6 +95,7 @@ export function crawlTotals(db: Database.Database): CrawlTotals {
     discoveryRate: attempted ? Math.max(0, (u.known ?? 0) - (db.prepare('SELECT COUNT(*) AS n FROM urls WHERE depth = 0').get() as { n: number }).n) / attempted : 0,
     firstFetchAt: u.first ?? null, lastFetchAt: u.last ?? null,
     suspendedHosts: JSON.parse(meta('suspended_hosts') ?? '[]') as string[],
+    feedback: parseFeedback(meta(FEEDBACK_META_KEY)),
   };
 }
 

@@ -64,6 +64,21 @@ export const TopicSchema = z
           .strict()
           .optional()
           .describe('A trained classifier (topicrawl train) that scores pages together with the keywords.'),
+        feedback: z
+          .object({
+            after: z.number().int().min(2).max(10_000).default(100).describe('Pages scored before the terms are chosen: the first `after` pages with a score, in fetch order (each parsed again then: ~7 ms a page, on the main thread).'),
+            top: z.number().int().min(1).max(1000).default(10).describe('The highest-scoring relevant pages (score ≥ threshold) whose shared terms are added.'),
+            max_terms: z.number().int().min(1).max(100).default(5).describe('The most terms added to the keywords.'),
+            weight: z
+              .number()
+              .gt(0)
+              .lt(1)
+              .default(0.25)
+              .describe('Weight of the best added term, relative to the strongest keyword (below 1: added terms weigh less than the user\'s).'),
+          })
+          .strict()
+          .optional()
+          .describe('Pseudo-relevance feedback (Rocchio): after `after` scored pages, add up to `max_terms` terms shared by the `top` best pages to the keywords (README: "Relevance feedback"). Absent: off.'),
       })
       .strict()
       .default({ threshold: 0.3, fields: { title: 3, headings: 2, anchor: 2, body: 1 }, model: 'keywords' }),
