@@ -235,7 +235,6 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     };
   }
 
-
   private async tick(): Promise<void> {
     const snap = this.stats.snapshot(this.lastSize);
     this.frontier.size().then((n) => (this.lastSize = n), () => undefined);
