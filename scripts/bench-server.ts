@@ -122,6 +122,12 @@ async function startNginx(corpus: string): Promise<BenchServer> {
     }
     const log = join(dir, 'access.log');
     let offset = 0;
+    // this process ending by an error or Ctrl-C (the benches exit on SIGINT) takes nginx with it
+    const onExit = (): void => {
+      child.kill('SIGQUIT');
+      rmSync(dir, { recursive: true, force: true });
+    };
+    process.once('exit', onExit);
     return {
       kind: 'nginx',
       label: `nginx ${version} (1 worker process)`,
@@ -148,6 +154,7 @@ async function startNginx(corpus: string): Promise<BenchServer> {
         return w;
       },
       async stop() {
+        process.off('exit', onExit);
         child.kill('SIGQUIT');
         await exited;
         rmSync(dir, { recursive: true, force: true });
@@ -187,12 +194,15 @@ async function startCorpusServerChild(corpus: string): Promise<BenchServer> {
       if (msg) child.send(msg);
     });
   const { port } = await ask<{ port: number }>('');
+  const killOnExit = (): void => void child.kill('SIGTERM');
+  process.once('exit', killOnExit);
   return {
     kind: 'corpus-server',
     label: 'topicrawl corpus server (src/eval/corpus-server.ts, its own process)',
     port,
     window: () => ask<RequestWindow>('window'),
     async stop() {
+      process.off('exit', killOnExit);
       const exited = new Promise((ok) => child.once('exit', ok));
       child.kill('SIGTERM');
       await exited;
