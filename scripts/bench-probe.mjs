@@ -2,8 +2,8 @@
 // BENCH_PROBE_OUT=<file>. Nothing of the product changes; a normal `topicrawl` run never loads it.
 //
 // - counts SQLite calls: every execution of a better-sqlite3 statement (Statement run, get, all,
-//   iterate: pragma() and a transaction's BEGIN/COMMIT run through these too) and every Database
-//   exec call, made by the main thread (a worker thread, such as the WAL checkpointer, does not
+//   iterate: pragma() and a transaction's BEGIN/COMMIT run through these too; counted from the
+//   first prepare() on) and every Database exec call, made by the main thread (a worker thread, such as the WAL checkpointer, does not
 //   run --import preloads). The wrappers cost one
 //   increment and one extra call each (well under a microsecond), and the count says how many calls
 //   the crawl makes, whatever their cost;
@@ -25,9 +25,6 @@ if (out) {
     // no better-sqlite3 where this file is: nothing to count
   }
   if (Database) {
-    const db = new Database(':memory:');
-    const Statement = Object.getPrototypeOf(db.prepare('SELECT 1'));
-    db.close();
     const wrap = (proto, name) => {
       const orig = proto[name];
       proto[name] = function (...args) {
@@ -35,7 +32,16 @@ if (out) {
         return orig.apply(this, args);
       };
     };
-    for (const m of ['run', 'get', 'all', 'iterate']) wrap(Statement, m);
+    // the Statement class comes from the native addon, which better-sqlite3 loads at the first
+    // `new Database`: its methods are wrapped at the first prepare(), so this preload loads nothing
+    // native and opens no database (start-up is measured with it)
+    const prepare = Database.prototype.prepare;
+    Database.prototype.prepare = function (...args) {
+      const stmt = prepare.apply(this, args);
+      Database.prototype.prepare = prepare;
+      for (const m of ['run', 'get', 'all', 'iterate']) wrap(Object.getPrototypeOf(stmt), m);
+      return stmt;
+    };
     wrap(Database.prototype, 'exec');
   }
   process.on('exit', () => {
