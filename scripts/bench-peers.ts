@@ -117,7 +117,7 @@ try {
     say(`topicrawl: ${JSON.stringify(results.topicrawl)}`);
   }
   const proxy = `http://127.0.0.1:${server.port}`;
-  const noProxyServer = server.kind !== 'nginx' ? 'skipped: the peers reach the corpus hosts through nginx as a proxy, and nginx is not installed (apt-get install nginx)' : null;
+  const noProxyServer = server.kind !== 'nginx' ? `skipped: the peers reach the corpus hosts through nginx as a proxy, and the server is ${server.label} (${process.env.BENCH_SERVER === 'corpus' ? 'BENCH_SERVER=corpus' : 'apt-get install nginx'})` : null;
   if (only.has('scrapy')) {
     if (noProxyServer) results.scrapy = { skipped: noProxyServer };
     else if (!(await canRun(a.python!, ['-c', 'import scrapy']))) results.scrapy = { skipped: `skipped: ${a.python} cannot import scrapy (apt-get install python3-scrapy)` };
