@@ -1,159 +1,113 @@
 /**
- * Crawl benchmark (issue 2): end-to-end crawl of the synthetic corpus on loopback with politeness
- * delay 0, against fetch alone (undici over the same URLs) and parse alone (parse5 over the same
- * bodies), all in one run so the figures compare as ratios.
+ * Crawl benchmark (issues 2 and 16): the product as users run it, against a bare crawl loop, in one run.
  *
- *   npx tsx scripts/bench-crawl.ts [--corpus corpora/synth] [--pages 6000] [--concurrency 32] [--strategy best-first] [--workers N] [--warc] [--set KEY=VALUE ...]
+ *   npx tsx scripts/bench-crawl.ts [--corpus corpora/synth] [--topic topics/synth-astronomy.yaml]
+ *       [--pages 6000] [--concurrency 16] [--strategy NAME] [--robots] [--bare-runs 3] [--warc] [--set KEY=VALUE ...]
  *
- * --warc: the crawl also writes WARC files (crawl --warc, into a temporary folder): its cost.
- * --set: overrides a topic key as `topicrawl crawl --set` does (e.g. `--set dedup.enabled=false`).
+ * 1. The corpus (generated with seed 1 if its folder does not exist) is served by a process of its
+ *    own: nginx when /usr/sbin/nginx exists, else topicrawl's corpus server (scripts/bench-server.ts;
+ *    BENCH_SERVER=corpus forces the latter). Which one is printed.
+ * 2. The crawl is the compiled command in a child process (scripts/bench-cli-crawl.ts: CPU, peak
+ *    RSS and SQLite calls from a preload, the product unchanged), with the topic's strategy and
+ *    per-host concurrency (the defaults unless --strategy / --set say otherwise), politeness delay 0,
+ *    --concurrency requests in flight, robots.txt off (--robots: on). Measured: the whole process
+ *    (spawn to exit), the crawl alone (the server's first request to its last), the time from spawn
+ *    to the first request the server receives.
+ * 3. The bare loop (scripts/bench-bare-loop.ts: undici + parse5 + links + FIFO + seen-set, no store)
+ *    on the same server, same seeds, same number of requests in flight, as many pages as the crawl
+ *    fetched; the median of --bare-runs runs.
  *
- * The corpus is generated (seed 1) if the folder does not exist. The server runs in a child process
- * (`topicrawl serve`) so that it does not share this process's event loop.
+ * Prints one JSON object: pages/s of the crawl and of the bare loop, their ratio, CPU ms per page,
+ * peak RSS, SQLite calls per page, the start-up figures, and the command. A run that fetched no page
+ * is an error, not a figure.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parse } from 'parse5';
-import { Agent, request } from 'undici';
-import { AnalyzerPool } from '../src/crawl/analyzer-pool.js';
-import { Crawler } from '../src/crawl/crawler.js';
 import { loadCorpus } from '../src/eval/corpus.js';
 import { generateSynthCorpus } from '../src/eval/synth-corpus.js';
-import { decompressBody, openDatabase } from '../src/store/sqlite-store.js';
-import { buildConfig } from '../src/topic/config.js';
-import { openCrawlWarc } from '../src/warc/warc-output.js';
+import { loadConfig } from '../src/topic/config.js';
+import { bareLoop } from './bench-bare-loop.js';
+import { runCliCrawl } from './bench-cli-crawl.js';
+import { startBenchServer } from './bench-server.js';
 
 const root = new URL('../', import.meta.url).pathname;
 const { values: a } = parseArgs({
   options: {
     corpus: { type: 'string', default: join(root, 'corpora/synth') },
+    topic: { type: 'string', default: join(root, 'topics/synth-astronomy.yaml') },
     pages: { type: 'string', default: '6000' },
-    concurrency: { type: 'string', default: '32' },
-    strategy: { type: 'string', default: 'best-first' },
-    workers: { type: 'string' },
+    concurrency: { type: 'string', default: '16' },
+    strategy: { type: 'string' },
+    robots: { type: 'boolean', default: false },
+    'bare-runs': { type: 'string', default: '3' },
     warc: { type: 'boolean' },
     set: { type: 'string', multiple: true, default: [] },
   },
 });
 const concurrency = Number(a.concurrency);
+const fail = (msg: string): never => {
+  process.stderr.write(`bench-crawl: ${msg}\n`);
+  process.exit(1);
+};
 
 if (!existsSync(join(a.corpus!, 'corpus.json'))) {
   process.stderr.write(`generating the synthetic corpus in ${a.corpus} (seed 1)…\n`);
   generateSynthCorpus(a.corpus!, { seed: 1 });
 }
 const corpus = loadCorpus(a.corpus!);
+process.once('SIGINT', () => process.exit(130));
 
-async function startServer(): Promise<{ port: number; stop: () => void }> {
-  const child = spawn(process.execPath, [join(root, 'bin/topicrawl.js'), 'serve', a.corpus!, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d) => {
-      buf += d;
-      const m = /127\.0\.0\.1:(\d+)/.exec(buf);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (c) => reject(new Error(`server exited ${c}`)));
-  });
-  return { port, stop: () => child.kill('SIGTERM') };
-}
-
-function peakRss(): { stop: () => number } {
-  let peak = process.memoryUsage().rss;
-  const t = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 25);
-  return { stop: () => (clearInterval(t), Math.max(peak, process.memoryUsage().rss)) };
-}
-
-const server = await startServer();
-const resolve = Object.fromEntries(corpus.hosts.map((h) => [h, `127.0.0.1:${server.port}`]));
-const dir = mkdtempSync(join(tmpdir(), 'bench-crawl-'));
-const dbPath = join(dir, 'bench.db');
+const sets = [`politeness.delay_ms=0`, `politeness.concurrency=${concurrency}`, `politeness.robots=${a.robots}`, ...a.set!];
+const config = loadConfig(a.topic!, { strategy: a.strategy, maxPages: Number(a.pages), set: sets });
+const server = await startBenchServer(a.corpus!);
+process.stderr.write(`serving ${corpus.hosts.length} hosts with ${server.label} on 127.0.0.1:${server.port}\n`);
 try {
-  // 1. end to end
-  const config = buildConfig({
-    name: 'bench',
-    seeds: corpus.meta.seeds,
-    keywords: { astronomy: 1, telescope: 1, galaxy: 1, recipe: 1, football: 1, 烟草: 1, 茶叶: 1 },
-    strategy: { name: a.strategy },
-    politeness: { delay_ms: 0, concurrency, per_host_concurrency: 8, robots: true },
-    limits: { max_pages: Number(a.pages) },
-  }, { set: a.set });
-  const rss = peakRss();
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const warc = a.warc ? await openCrawlWarc({ dir: join(dir, 'warc') }, config, 'bench', '0') : null;
-  const crawler = new Crawler({ config, dbPath, resolve, workers: a.workers === undefined ? undefined : Number(a.workers), hooks: warc ? [warc.hook] : undefined });
-  const summary = await crawler.run();
-  await crawler.close();
-  await warc?.close();
-  const warcBytes = warc ? warc.writer.files.reduce((n, f) => n + statSync(join(dir, 'warc', f)).size, 0) : null;
-  const wall = (performance.now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  const peak = rss.stop();
-  const e2e = summary.fetched / wall;
+  // 1. the crawl, as a user runs it
+  const c = await runCliCrawl({ topic: a.topic!, hosts: corpus.hosts, server, maxPages: Number(a.pages), strategy: a.strategy, sets, warc: a.warc });
+  const crawlRate = c.fetched / c.crawlS;
 
-  // the same URLs and bodies for the baselines
-  const db = openDatabase(dbPath, { readonly: true });
-  const rows = db
-    .prepare(`SELECT u.url, r.body, r.body_codec FROM urls u JOIN responses r ON r.url_id = u.id WHERE u.status = 200 ORDER BY u.fetch_seq`)
-    .all() as { url: string; body: Buffer; body_codec: string }[];
-  db.close();
-  const bodies = rows.map((r) => decompressBody(r.body, r.body_codec).toString('utf8'));
-  const bytes = bodies.reduce((s, b) => s + Buffer.byteLength(b), 0);
-
-  // 2. fetch alone: undici request() over the same URLs, same concurrency, bodies read in full
-  //    (median of 3 runs; the machine is noisy)
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-  const agent = new Agent({ connections: 64, pipelining: 1 });
-  const urls = rows.map((r) => new URL(r.url));
-  const fetchRuns: number[] = [];
-  for (let rep = 0; rep < 3; rep++) {
-    let next = 0;
-    const f0 = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < urls.length) {
-          const u = urls[next++];
-          const res = await request(`http://127.0.0.1:${server.port}${u.pathname}${u.search}`, { dispatcher: agent, headers: { host: u.host } });
-          await res.body.arrayBuffer();
-        }
-      }),
-    );
-    fetchRuns.push(urls.length / ((performance.now() - f0) / 1000));
+  // 2. the bare loop: same server, seeds, requests in flight and page count (median of N runs)
+  const bare = [];
+  for (let i = 0; i < Number(a['bare-runs']); i++) {
+    bare.push(await bareLoop({ seeds: [...config.seeds], hosts: new Set(corpus.hosts), port: server.port, inFlight: concurrency, maxPages: c.fetched }));
   }
-  const fetchOnly = median(fetchRuns);
-  await agent.close();
+  await server.window();
+  const bareSorted = [...bare].sort((x, y) => x.pagesPerSec - y.pagesPerSec);
+  const bareMedian = bareSorted[Math.floor(bareSorted.length / 2)];
+  if (bareMedian.pages === 0) fail('the bare loop fetched no page: no figure');
 
-  // 3. parse alone: parse5 over the same bodies (median of 3 runs)
-  const parseRuns: number[] = [];
-  for (let rep = 0; rep < 3; rep++) {
-    const p0 = performance.now();
-    for (const b of bodies) parse(b);
-    parseRuns.push(bodies.length / ((performance.now() - p0) / 1000));
-  }
-  const parseOnly = median(parseRuns);
-
-  const floor = Math.min(fetchOnly, parseOnly);
   const out = {
-    command: `npx tsx scripts/bench-crawl.ts --pages ${a.pages} --concurrency ${concurrency} --strategy ${a.strategy}${a.workers ? ` --workers ${a.workers}` : ''}${a.warc ? ' --warc' : ''}${a.set!.map((x) => ` --set ${x}`).join('')}`,
-    ...(warcBytes !== null ? { warc_mb: +(warcBytes / 2 ** 20).toFixed(1) } : {}),
-    analysis_workers: a.workers === undefined ? AnalyzerPool.defaultWorkers() : Number(a.workers),
-    pages: summary.fetched,
-    html_pages: rows.length,
-    mean_page_kb: +(bytes / rows.length / 1024).toFixed(1),
-    end_to_end_pages_per_s: +e2e.toFixed(0),
-    cpu_s: +((cpu.user + cpu.system) / 1e6).toFixed(2),
-    cpu_ms_per_page: +((cpu.user + cpu.system) / 1e3 / summary.fetched).toFixed(2),
-    wall_s: +wall.toFixed(2),
-    peak_rss_mb: +(peak / 2 ** 20).toFixed(0),
-    fetch_only_pages_per_s: +fetchOnly.toFixed(0),
-    parse_only_pages_per_s: +parseOnly.toFixed(0),
-    ratio_to_min_baseline: +(e2e / floor).toFixed(2),
+    command: `npx tsx scripts/bench-crawl.ts --pages ${a.pages} --concurrency ${concurrency}${a.strategy ? ` --strategy ${a.strategy}` : ''}${a.robots ? ' --robots' : ''}${a.warc ? ' --warc' : ''}${a.set!.map((x) => ` --set ${x}`).join('')}`,
+    crawl_command: c.command,
+    server: server.label,
+    topic: config.name,
+    strategy: c.strategy,
+    in_flight: config.politeness.concurrency,
+    per_host_concurrency: config.politeness.per_host_concurrency,
+    robots: config.politeness.robots,
+    pages: c.fetched,
+    requests_served: c.served,
+    end_to_end_pages_per_s: +crawlRate.toFixed(0),
+    crawl_s: +c.crawlS.toFixed(2),
+    process_s: +c.processS.toFixed(2),
+    process_pages_per_s: +(c.fetched / c.processS).toFixed(0),
+    first_request_ms: Math.round(c.firstRequestMs),
+    after_last_request_ms: Math.round(c.afterLastRequestMs),
+    bare_loop_pages_per_s: +bareMedian.pagesPerSec.toFixed(0),
+    bare_loop_runs: bare.map((b) => +b.pagesPerSec.toFixed(0)),
+    bare_loop_pages: bareMedian.pages,
+    ratio_to_bare_loop: +(crawlRate / bareMedian.pagesPerSec).toFixed(2),
+    cpu_s: +(c.cpuMs / 1000).toFixed(2),
+    cpu_ms_per_page: +(c.cpuMs / c.fetched).toFixed(2),
+    peak_rss_mb: +c.peakRssMb.toFixed(0),
+    sqlite_calls: c.sqliteCalls,
+    sqlite_calls_per_page: +(c.sqliteCalls / c.fetched).toFixed(1),
+    sqlite_calls_by_method: c.sqlite,
   };
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+} catch (err) {
+  fail((err as Error).message);
 } finally {
-  server.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await server.stop();
 }

@@ -1,0 +1,107 @@
+/**
+ * The bare crawl loop of the crawl benchmarks (issue 16): the least a crawler must do per page, to
+ * measure the product against. undici `request()` to the corpus server (Host header = the page's
+ * host), the body read in full, HTML (by Content-Type) parsed with parse5, `<a href>` links resolved
+ * against the page URL (fragment dropped) and kept when their host is a corpus host, a 3xx's
+ * Location taken as a link; a FIFO queue and a seen-set of URL strings. No store, no politeness, no
+ * robots.txt, no scoring. Every answered request counts as a page (404s too, as the crawl counts
+ * its fetches), up to `maxPages`.
+ */
+import { parse } from 'parse5';
+import { Agent, request } from 'undici';
+
+export interface BareLoopOptions {
+  seeds: string[];
+  /** Hosts to follow links to (the corpus hosts). */
+  hosts: ReadonlySet<string>;
+  /** Where every host is served (127.0.0.1). */
+  port: number;
+  inFlight: number;
+  maxPages: number;
+}
+
+export interface BareLoopResult {
+  pages: number;
+  seconds: number;
+  pagesPerSec: number;
+  /** Distinct URLs seen (queued or fetched). */
+  seen: number;
+}
+
+interface Node {
+  nodeName: string;
+  attrs?: { name: string; value: string }[];
+  childNodes?: Node[];
+  content?: Node;
+}
+
+function linksOf(doc: Node, out: string[]): void {
+  const stack: Node[] = [doc];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.nodeName === 'a' && n.attrs) {
+      for (const a of n.attrs) if (a.name === 'href') out.push(a.value);
+    }
+    if (n.childNodes) for (let i = n.childNodes.length - 1; i >= 0; i--) stack.push(n.childNodes[i]);
+    if (n.content) stack.push(n.content);
+  }
+}
+
+export async function bareLoop(o: BareLoopOptions): Promise<BareLoopResult> {
+  const agent = new Agent({ connections: o.inFlight, pipelining: 1 });
+  const queue: string[] = [];
+  let head = 0;
+  const seen = new Set<string>();
+  const add = (href: string, base: URL | undefined): void => {
+    let u: URL;
+    try {
+      u = new URL(href, base);
+    } catch {
+      return;
+    }
+    if (u.protocol !== 'http:' || !o.hosts.has(u.hostname)) return;
+    u.hash = '';
+    const s = u.href;
+    if (!seen.has(s)) {
+      seen.add(s);
+      queue.push(s);
+    }
+  };
+  for (const s of o.seeds) add(s, undefined);
+
+  let started = 0;
+  let pages = 0;
+  let active = 0;
+  const t0 = performance.now();
+  await new Promise<void>((done, fail) => {
+    const fetchOne = async (url: string): Promise<void> => {
+      const u = new URL(url);
+      const res = await request(`http://127.0.0.1:${o.port}${u.pathname}${u.search}`, { dispatcher: agent, headers: { host: u.host } });
+      const body = await res.body.text();
+      pages++;
+      const type = String(res.headers['content-type'] ?? '');
+      if (res.statusCode >= 300 && res.statusCode < 400 && typeof res.headers.location === 'string') add(res.headers.location, u);
+      else if (res.statusCode === 200 && type.startsWith('text/html')) {
+        const hrefs: string[] = [];
+        linksOf(parse(body) as unknown as Node, hrefs);
+        for (const h of hrefs) add(h, u);
+      }
+    };
+    const pump = (): void => {
+      while (active < o.inFlight && head < queue.length && started < o.maxPages) {
+        const url = queue[head++];
+        started++;
+        active++;
+        fetchOne(url).then(() => {
+          active--;
+          pump();
+        }, fail);
+      }
+      if (active === 0) done();
+    };
+    pump();
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  await agent.close();
+  return { pages, seconds, pagesPerSec: pages / seconds, seen: seen.size };
+}

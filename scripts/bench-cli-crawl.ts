@@ -1,0 +1,112 @@
+/**
+ * One crawl as a user runs it, for the crawl benchmarks (scripts/bench-crawl.ts, bench-peers.ts):
+ * the compiled command (`bin/topicrawl.js crawl TOPIC`, built first with scripts/build.ts when
+ * dist/ is stale) in a child process against a {@link BenchServer}, every corpus host mapped to it
+ * with --resolve and --mapped-only, a fresh crawl file in a temporary folder, --json.
+ *
+ * A preload (scripts/bench-probe.mjs, through NODE_OPTIONS) counts the child's SQLite calls and
+ * writes its resource usage at exit: CPU of all its threads and peak RSS (getrusage). The product
+ * is not changed. Times: the whole process (spawn to exit) and the crawl alone (the server's first
+ * request to its last), and spawn to the first request the server received.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { distIsFresh } from '../bin/runtime.js';
+import type { BenchServer } from './bench-server.js';
+
+const root = new URL('../', import.meta.url).pathname;
+
+export interface CliCrawlOptions {
+  topic: string;
+  hosts: string[];
+  server: BenchServer;
+  maxPages: number;
+  strategy?: string;
+  /** `--set` values, in order. */
+  sets: string[];
+  /** Write WARC files too (`--warc` into the temporary folder). */
+  warc?: boolean;
+}
+
+export interface CliCrawlResult {
+  /** The command, with the --resolve flags abridged. */
+  command: string;
+  fetched: number;
+  strategy: string;
+  /** Requests the server answered during the crawl. */
+  served: number;
+  /** Spawn to exit. */
+  processS: number;
+  /** The server's first request to its last. */
+  crawlS: number;
+  /** Spawn to the first request's arrival. */
+  firstRequestMs: number;
+  /** The last request's end to the process's exit. */
+  afterLastRequestMs: number;
+  cpuMs: number;
+  peakRssMb: number;
+  sqlite: Record<string, number>;
+  sqliteCalls: number;
+}
+
+/** Builds dist/ when it is not a build of src/ as it is (the crawl must not run through tsx). */
+export function ensureBuilt(): void {
+  if (distIsFresh(root)) return;
+  process.stderr.write('dist/ is not a build of src/ as it is: building (scripts/build.ts)…\n');
+  const b = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/build.ts')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (b.status !== 0 || !distIsFresh(root)) throw new Error('the build failed: the crawl would run from the sources through tsx');
+}
+
+/** Runs the crawl; throws when it exits non-zero or fetched no page. */
+export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
+  ensureBuilt();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-cli-crawl-'));
+  try {
+    const probe = join(dir, 'probe.jsonl');
+    const args = [
+      'crawl', resolve(o.topic), '--db', join(dir, 'bench.db'), '--fresh', '--json', '--mapped-only', '--max-pages', String(o.maxPages),
+      ...(o.strategy ? ['--strategy', o.strategy] : []),
+      ...o.sets.flatMap((s) => ['--set', s]),
+      ...(o.warc ? ['--warc', join(dir, 'warc')] : []),
+      ...o.hosts.flatMap((h) => ['--resolve', `${h}=127.0.0.1:${o.server.port}`]),
+    ];
+    const env: NodeJS.ProcessEnv = { ...process.env, BENCH_PROBE_OUT: probe, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${join(root, 'scripts/bench-probe.mjs')}`.trim() };
+    delete env.TOPICRAWL_FROM_SOURCE;
+    await o.server.window(); // clears the window
+    const t0 = Date.now();
+    const p0 = performance.now();
+    // bin/topicrawl.js itself, so that its #! line's node flags apply as they do for a user
+    const child = spawn(join(root, 'bin/topicrawl.js'), args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    const code = await new Promise<number | null>((ok) => child.on('close', (c) => ok(c)));
+    const processS = (performance.now() - p0) / 1000;
+    if (code !== 0) throw new Error(`the crawl exited ${code}: ${stdout.trim().split('\n').pop() ?? ''}`);
+    const summary = JSON.parse(stdout) as { fetched: number; strategy: string };
+    const served = await o.server.window();
+    if (summary.fetched === 0 || served.count === 0) throw new Error('the crawl fetched no page: no figure');
+    const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { thread: string; sqlite: Record<string, number>; usage?: NodeJS.ResourceUsage });
+    const usage = lines.find((l) => l.thread === 'main')?.usage;
+    if (!usage) throw new Error('the probe wrote no resource usage from the main thread');
+    const sqlite: Record<string, number> = {};
+    for (const l of lines) for (const [k, v] of Object.entries(l.sqlite)) sqlite[k] = (sqlite[k] ?? 0) + v;
+    return {
+      command: `bin/topicrawl.js ${args.slice(0, args.indexOf('--resolve')).join(' ')} --resolve HOST=127.0.0.1:${o.server.port} (×${o.hosts.length})`,
+      fetched: summary.fetched,
+      strategy: summary.strategy,
+      served: served.count,
+      processS,
+      crawlS: (served.last - served.first) / 1000,
+      firstRequestMs: served.first - t0,
+      afterLastRequestMs: t0 + processS * 1000 - served.last,
+      cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+      peakRssMb: usage.maxRSS / 1024,
+      sqlite,
+      sqliteCalls: Object.values(sqlite).reduce((s, v) => s + v, 0),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,51 @@
+// Preload of scripts/bench-crawl.ts for the crawl it runs: NODE_OPTIONS="--import <this file>" with
+// BENCH_PROBE_OUT=<file>. Nothing of the product changes; a normal `topicrawl` run never loads it.
+//
+// - counts SQLite calls: every execution of a better-sqlite3 statement (Statement run, get, all,
+//   iterate: pragma() and a transaction's BEGIN/COMMIT run through these too; counted from the
+//   first prepare() on) and every Database exec call, made by the main thread (a worker thread, such as the WAL checkpointer, does not
+//   run --import preloads). The wrappers cost one
+//   increment and one extra call each (well under a microsecond), and the count says how many calls
+//   the crawl makes, whatever their cost;
+// - at exit, writes one JSON line to BENCH_PROBE_OUT (appended, one line per thread that loaded this
+//   file): the thread, its SQLite call counts and, from the main thread, process.resourceUsage()
+//   (CPU time of all the process's threads, peak RSS: getrusage(RUSAGE_SELF), kernel figures).
+import { appendFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { isMainThread, threadId } from 'node:worker_threads';
+
+const out = process.env.BENCH_PROBE_OUT;
+if (out) {
+  const counts = { run: 0, get: 0, all: 0, iterate: 0, exec: 0 };
+  const root = new URL('../', import.meta.url).pathname;
+  let Database = null;
+  try {
+    Database = createRequire(`${root}package.json`)('better-sqlite3');
+  } catch {
+    // no better-sqlite3 where this file is: nothing to count
+  }
+  if (Database) {
+    const wrap = (proto, name) => {
+      const orig = proto[name];
+      proto[name] = function (...args) {
+        counts[name]++;
+        return orig.apply(this, args);
+      };
+    };
+    // the Statement class comes from the native addon, which better-sqlite3 loads at the first
+    // `new Database`: its methods are wrapped at the first prepare(), so this preload loads nothing
+    // native and opens no database (start-up is measured with it)
+    const prepare = Database.prototype.prepare;
+    Database.prototype.prepare = function (...args) {
+      const stmt = prepare.apply(this, args);
+      Database.prototype.prepare = prepare;
+      for (const m of ['run', 'get', 'all', 'iterate']) wrap(Object.getPrototypeOf(stmt), m);
+      return stmt;
+    };
+    wrap(Database.prototype, 'exec');
+  }
+  process.on('exit', () => {
+    const line = { thread: isMainThread ? 'main' : threadId, sqlite: counts, ...(isMainThread ? { usage: process.resourceUsage() } : {}) };
+    appendFileSync(out, `${JSON.stringify(line)}\n`);
+  });
+}
