@@ -3,20 +3,21 @@ import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Crawler, type CrawlSummary } from '../crawl/crawler.js';
 import { TopicrawlError } from '../errors.js';
-import { loadCorpus, type Corpus } from '../eval/corpus.js';
-import { startCorpusServer, type CorpusServer } from '../eval/corpus-server.js';
-import { labelHarvest, type LabelHarvest } from '../eval/label-harvest.js';
+// what only some crawls use is imported when used (--corpus, --frontier, --warc): a plain crawl's first
+// request waits for none of it (ioredis, warcio, the corpus server)
+import type { Corpus } from '../eval/corpus.js';
+import type { CorpusServer } from '../eval/corpus-server.js';
+import type { LabelHarvest } from '../eval/label-harvest.js';
 import { openDatabase } from '../store/sqlite-store.js';
 import { loadConfig, type ConfigFlags } from '../topic/config.js';
 import type { RecrawlSummary } from '../revisit/recrawl.js';
 import { fileNameFromTopic } from './default-paths.js';
 import { formatSummary } from './format.js';
 import { attachProgress, type ProgressStream } from './progress.js';
-import { openSharedBackend } from '../crawl/shared-backend.js';
 import type { ProgressSnapshot } from '../events.js';
 import type { WorkerMessage } from './crawl-workers.js';
 import { checkMetricsFlags, metricsLine, serveMetrics, type MetricsFlags } from './metrics-flags.js';
-import { checkMaxBytes, openCrawlWarc, openRecrawlWarc, type WarcOutput } from '../warc/warc-output.js';
+import type { WarcOutput } from '../warc/warc-output.js';
 
 /** A worker of `--workers` sends its progress and warnings to its parent, which shows them for all. */
 function forwardProgress(crawler: Crawler): () => void {
@@ -88,7 +89,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   if (args.leaseMs !== undefined && !(args.leaseMs >= 1000)) throw new TopicrawlError('E_USAGE', `--lease-ms ${args.leaseMs}: give at least 1000 (ms)`);
   checkMetricsFlags(args, args.workers);
   if (args.warcMaxBytes !== undefined && !args.warc) throw new TopicrawlError('E_USAGE', '--warc-max-bytes goes with --warc DIR');
-  if (args.warc) checkMaxBytes(args.warcMaxBytes);
+  if (args.warc) (await import('../warc/warc-output.js')).checkMaxBytes(args.warcMaxBytes);
   if (args.workers) return (await import('./crawl-workers.js')).runCrawlWorkers(args, config, out, stderr);
   // --fresh: the crawler deletes the file once it holds its lock and knows it is a crawl file
   const dbPath = args.db ?? fileNameFromTopic(config.name, '.db', '--db');
@@ -115,18 +116,18 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
       else stderr.write(`${metricsLine(a)}\n`);
     });
     if (args.corpus) {
-      corpus = loadCorpus(args.corpus);
-      server = await startCorpusServer(args.corpus);
+      corpus = (await import('../eval/corpus.js')).loadCorpus(args.corpus);
+      server = await (await import('../eval/corpus-server.js')).startCorpusServer(args.corpus);
       for (const [h, a] of Object.entries(server.resolveMap())) resolve[h] ??= a;
     }
     const warcFlags = args.warc ? { dir: args.warc, maxBytes: args.warcMaxBytes } : null;
     // the WARC folder and its first file before the crawl: an unwritable folder is an error now (E_WARC)
-    if (warcFlags) warc = await openCrawlWarc(warcFlags, config, args.crawlId ?? config.name, args.frontier ? basename(dbPath).replace(/\.db$/, '') : '0');
+    if (warcFlags) warc = await (await import('../warc/warc-output.js')).openCrawlWarc(warcFlags, config, args.crawlId ?? config.name, args.frontier ? basename(dbPath).replace(/\.db$/, '') : '0');
     // a corpus crawl stays on loopback: hosts outside the corpus (and --resolve) are not looked up
     const shared = args.frontier ? { frontier: args.frontier, crawlId: args.crawlId!, leaseMs: args.leaseMs, fresh: args.fresh, worker: workerName } : null;
     crawler = new Crawler({
       config, dbPath, resolve, mappedOnly: Boolean(args.corpus) || Boolean(args.mappedOnly), fresh: args.fresh,
-      backend: shared ? (s) => openSharedBackend(config, dbPath, shared, s) : undefined,
+      backend: shared ? async (s) => (await import('../crawl/shared-backend.js')).openSharedBackend(config, dbPath, shared, s) : undefined,
       hooks: [...(warc ? [warc.hook] : []), ...(served ? [served.metrics] : [])],
       ...(served ? { timing: served.metrics } : {}),
     });
@@ -153,7 +154,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     if (corpus && config.evaluation.label) {
       const db = openDatabase(dbPath, { readonly: true });
       try {
-        truth = labelHarvest(db, corpus.labels, config.evaluation.label);
+        truth = (await import('../eval/label-harvest.js')).labelHarvest(db, corpus.labels, config.evaluation.label);
       } finally {
         db.close();
       }
@@ -162,7 +163,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     if (args.revisit && !stopping) {
       // the revisit pass on the same file, with the same host map (and corpus server)
       const { Recrawler } = await import('../revisit/recrawl.js');
-      const rwarc = warcFlags ? await openRecrawlWarc(warcFlags, config, dbPath, config.name) : null;
+      const rwarc = warcFlags ? await (await import('../warc/warc-output.js')).openRecrawlWarc(warcFlags, config, dbPath, config.name) : null;
       const rc = new Recrawler({ dbPath, config, resolve, mappedOnly: Boolean(args.corpus), hooks: [...(rwarc ? [rwarc.hook] : []), ...(served ? [served.metrics] : [])] });
       const stopRevisit = () => rc.stop();
       process.on('SIGINT', stopRevisit);

@@ -8,7 +8,7 @@
  * text is first cut at whitespace/punctuation into pieces of at most {@link MAX_PIECE} code units
  * (a piece with no such break is cut hard, never inside a surrogate pair).
  */
-import { PorterStemmer } from 'natural/lib/natural/stemmers/index.js';
+import PorterStemmer from 'natural/lib/natural/stemmers/porter_stemmer.js';
 import { words as stopwordList } from 'natural/lib/natural/util/stopwords.js';
 import { isCjk, isDigit, isLetter, isSpace } from './chars.js';
 import { foldChinese } from './script-fold.js';
