@@ -48,5 +48,25 @@ buildSync({
   logLevel: 'warning',
   allowOverwrite: true,
 });
+// the CLI and the page worker as ES module bundles (undici, zod, yaml, parse5, ... and our own modules
+// in a few files instead of ~500: start-up, see README "Start-up"), over the tsc output of the same
+// name; the commands' modules in chunks loaded when a command needs them (`splitting`). Chunks go to
+// dist/cli/, one folder deep like every module of dist/, so paths made from import.meta.url
+// ('../frontier/redis/', '../../package.json') hold from a chunk too. Native addons stay packages.
+buildSync({
+  entryPoints: { 'cli/main': join(dist, 'cli', 'main.js'), 'crawl/page-worker': join(dist, 'crawl', 'page-worker.js') },
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  outdir: dist,
+  chunkNames: 'cli/chunk-[hash]',
+  external: ['better-sqlite3', 'cld', '@node-rs/*'],
+  banner: { js: "import { createRequire as __topicrawlBundleRequire } from 'node:module';\nconst require = __topicrawlBundleRequire(import.meta.url);" },
+  sourcemap: false,
+  logLevel: 'warning',
+  allowOverwrite: true,
+});
 writeFileSync(join(dist, '.build.json'), `${JSON.stringify({ ...state, builtAt: new Date().toISOString() })}\n`);
 process.stdout.write(`built dist/ from ${state.count} files of src/ (${copied} copied as they are)\n`);

@@ -24,7 +24,8 @@ const CLOSE_GRACE_MS = 10_000;
  * The analysis thread's code: compiled, page-worker.js itself (dist/); from the sources, an entry
  * that loads page-worker.ts through tsx (threads do not inherit the main thread's loader).
  */
-const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './page-worker-entry.js' : './page-worker.js', import.meta.url);
+// (paths from the dist/ or src/ folder: in dist/ this code runs from a bundle chunk in dist/cli/)
+const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? '../crawl/page-worker-entry.js' : '../crawl/page-worker.js', import.meta.url);
 
 export class AnalyzerPool {
   private readonly workers: Slot[] = [];

@@ -62,7 +62,8 @@ const SCRIPTS: Record<string, string[]> = {
  * common.lua: whichever way the script ends).
  */
 function scriptSource(parts: string[]): string {
-  const dir = new URL('./redis/', import.meta.url);
+  // (from the package's dist/ or src/ folder: this code may run from a bundle chunk in dist/cli/)
+  const dir = new URL('../frontier/redis/', import.meta.url);
   const read = (name: string) => readFileSync(new URL(`${name}.lua`, dir), 'utf8');
   const main = parts[parts.length - 1];
   return [...['common', ...parts.slice(0, -1)].map(read), `local function main()\n${read(main)}\nend\nlocal reply = main()\nhosts_flush()\nreturn reply\n`].join('\n');

@@ -37,7 +37,7 @@ export class Checkpointer {
   constructor(private readonly db: Database.Database, opts: { everyMs?: number; walLimitBytes?: number; closeDelayMs?: number } = {}) {
     this.walLimit = opts.walLimitBytes ?? WAL_LIMIT_BYTES;
     db.pragma('wal_autocheckpoint = 0');
-    this.worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
+    this.worker = new Worker(new URL('../store/checkpoint-worker.js', import.meta.url), {
       workerData: { path: db.name, everyMs: opts.everyMs ?? 100, closed: this.closed, closeDelayMs: opts.closeDelayMs ?? 0 },
     });
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
