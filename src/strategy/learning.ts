@@ -1,30 +1,38 @@
 import { childLife } from './fish-life.js';
 import { Float64ById, Int32ById, Uint8ById } from './id-arrays.js';
 import { hostOf, LinkFeaturizer, type LinkParent } from './link-features.js';
-import { directoryOf, yieldFactor } from './directory-yield.js';
+import { directoryOf } from './directory-yield.js';
 import { DEFAULT_MODEL, LinkModel, sigmoid } from './link-model.js';
+import { LinkPlaces } from './link-places.js';
 import type { LinkDecision, LinkInfo, PageInfo, PriorityUpdate, ResumeState, Strategy, StrategyConfig } from './strategy.js';
 
 /**
  * learning: best-first-fish whose priority is learnt while crawling (Chakrabarti's "apprentice",
  * ACHE's online link classifier). Every recorded page is an example for the link that found it:
- * its features (link-features.ts) and whether the page was relevant. An online logistic regression
- * on hashed features (link-model.ts) learns from it at once; a link's priority is the model's
- * P(relevant). Before any example the model orders links as best-first's I(p) does.
+ * its features (link-features.ts) and its outcome. Two online logistic regressions on hashed
+ * features (link-model.ts) learn from it at once: `alive`, P(the link leads to a page with content)
+ * (a 404, an error or a page that is not HTML: 0), and `model`, the relevance the page will have
+ * (learnt from pages with content only, its target the page's relevance in [0, 1], not the 0/1 of
+ * the threshold). A link's score is their product, its priority the score × best-first's directory
+ * yield factor. Before any example the score is a monotone function of best-first's I(p).
  *
  * - Which link: the first page that linked to the URL, or a later one whose link the model scores
  *   higher at the time it is seen (the model has then learnt from the same pages in both cases).
+ * - Places (link-places.ts): the yields of the URL's host, directory and linking page (its
+ *   siblings) are features; when a page is recorded, the URLs waiting in its directory and among
+ *   its siblings are re-scored at once (a course list whose first course page was relevant lifts
+ *   the others before the next fetch).
  * - Re-ranking: every `learn_every` recorded pages, queued URLs are re-scored round-robin, at most
- *   `rescore_budget` of them per round, and those whose priority moved by more than RESCORE_DELTA
- *   (0.02; measured against 10% of the priority: webkb's harvest 0.168 against 0.137 at 500 pages,
- *   with 52-77 re-ranked URLs per page against 51) get it through takeUpdates().
+ *   `rescore_budget` of them per round. Re-scored URLs whose priority moved by more than
+ *   RESCORE_DELTA (0.02; measured against 10% of the priority: webkb's harvest 0.168 against 0.137
+ *   at 500 pages) get it through takeUpdates().
  * - Exploration: a share `explore` of the pages recorded goes to links the model is unsure about
  *   (uncertainty above UNSURE: their features are mostly unseen, see LinkModel.uncertainty): each
  *   recorded page earns `explore` of a credit; a new link that is unsure when a whole credit is
  *   there spends it and is queued at priority 1 + P (ahead of every learnt priority, which are < 1).
  * - Life and pruning are Fish-Search's, as best-first-fish's.
- * - Resume: the model is rebuilt by replaying the crawl file's history in fetch order with the same
- *   features (ResumeState.linkedHistory), so a resumed crawl has the model it had, bit for bit.
+ * - Resume: the models are rebuilt by replaying the crawl file's history in fetch order with the
+ *   same features (ResumeState.linkedHistory), so a resumed crawl has the models it had, bit for bit.
  * Not for a shared frontier: the model is per process.
  */
 export const RESCORE_DELTA = 0.02;
@@ -35,6 +43,8 @@ const RECORDED = 2;
 
 export function createLearning(cfg: StrategyConfig): Strategy {
   const model = new LinkModel(DEFAULT_MODEL);
+  // no prior: P(alive) starts at 1/2 for every link, so the score starts as the model's
+  const alive = new LinkModel({ ...DEFAULT_MODEL, priorWeight: 0 });
   const fx = new LinkFeaturizer(model, cfg);
   const every = Math.max(1, cfg.learn_every);
   const budget = Math.max(0, cfg.rescore_budget);
@@ -51,15 +61,11 @@ export function createLearning(cfg: StrategyConfig): Strategy {
   const given = new Float64ById();
   const hostIx = new Int32ById();
   const dirIx = new Int32ById();
-  // per host and directory: relevant and recorded pages (index 0 unused)
-  const places = new Map<string, number>();
-  const relevantAt: number[] = [0];
-  const recordedAt: number[] = [0];
-  /** per directory: pages' successes as directory-yield.ts counts them (1 relevant, else its relevance) */
-  const softAt: number[] = [0];
+  const parIx = new Int32ById();
+  const places = new LinkPlaces();
   const k = cfg.feedback;
-  /** the directory yield factor of best-first (directory-yield.ts) */
-  const factorOf = (d: number) => (k > 0 && d > 0 ? yieldFactor(softAt[d], recordedAt[d], k) : 1);
+  const factorOf = (d: number) => places.factorOf(d, k);
+  const yieldOf = (i: number) => places.yieldOf(i);
   const waiting: number[] = [];
   let cursor = 0;
   let recorded = 0;
@@ -69,30 +75,20 @@ export function createLearning(cfg: StrategyConfig): Strategy {
   /** the priority onPageFetched gave each link of the page in hand */
   let decided: number[] = [];
 
-  const place = (key: string) => {
-    let i = places.get(key);
-    if (i === undefined) {
-      i = relevantAt.length;
-      places.set(key, i);
-      relevantAt.push(0);
-      recordedAt.push(0);
-      softAt.push(0);
-    }
-    return i;
-  };
-  const yieldOf = (i: number) => (i > 0 ? (relevantAt[i] + 1) / (recordedAt[i] + 2) - 0.5 : 0);
-  const dynamic = (h: number, d: number) => model.weight(fx.hostYield) * yieldOf(h) + model.weight(fx.dirYield) * yieldOf(d);
-  /** logit of a tracked URL with its stored features */
-  const logitOf = (id: number) => {
-    const o = off.get(id);
-    return model.logit(poolIdx, poolVal, len.get(id), o) + dynamic(hostIx.get(id), dirIx.get(id));
-  };
-  /** logit of the features in fx's scratch buffers for a URL */
-  const logitOfScratch = () => model.logit(fx.idx, fx.val, fx.n) + dynamic(placeOf('h', fx.host), placeOf('d', fx.dir));
-  const placeOf = (kind: string, key: string) => places.get(`${kind}${key}`) ?? 0;
+  const dynamic = (m: LinkModel, h: number, d: number, p: number) =>
+    m.weight(fx.hostYield) * yieldOf(h) + m.weight(fx.dirYield) * yieldOf(d) + m.weight(fx.parentYield) * yieldOf(p);
+  /** relevance × P(alive) of features idx/val[o .. o+n) at places h, d, p */
+  const score = (idx: ArrayLike<number>, val: ArrayLike<number>, n: number, o: number, h: number, d: number, p: number) =>
+    sigmoid(model.logit(idx, val, n, o) + dynamic(model, h, d, p)) * sigmoid(alive.logit(idx, val, n, o) + dynamic(alive, h, d, p));
+  /** score of a tracked URL with its stored features */
+  const scoreOf = (id: number) => score(poolIdx, poolVal, len.get(id), off.get(id), hostIx.get(id), dirIx.get(id), parIx.get(id));
+  /** score of the features in fx's scratch buffers for a URL */
+  const scoreOfScratch = (parent: number) => score(fx.idx, fx.val, fx.n, 0, placeOf('h', fx.host), placeOf('d', fx.dir), parent);
+  const placeOf = (kind: string, key: string) => places.find(`${kind}${key}`);
+  const place = (kind: string, key: string) => places.place(`${kind}${key}`);
 
-  /** Stores fx's scratch features as URL `id`'s (replacing any it had) and tracks it. */
-  const store = (id: number) => {
+  /** Stores fx's scratch features as URL `id`'s, found on parent place `par` (replacing any it had), and tracks it. */
+  const store = (id: number, par: number) => {
     if (poolEnd + fx.n > poolIdx.length) {
       const size = Math.max(poolIdx.length * 2, poolEnd + fx.n);
       const i2 = new Int32Array(size);
@@ -107,11 +103,15 @@ export function createLearning(cfg: StrategyConfig): Strategy {
     poolIdx.set(fx.idx.subarray(0, fx.n), poolEnd);
     for (let k = 0; k < fx.n; k++) poolVal[poolEnd + k] = fx.val[k];
     poolEnd += fx.n;
-    hostIx.set(id, place(`h${fx.host}`));
-    dirIx.set(id, place(`d${fx.dir}`));
+    hostIx.set(id, place('h', fx.host));
+    const d = place('d', fx.dir);
+    dirIx.set(id, d);
+    if (parIx.get(id) !== par) places.join(par, id);
+    parIx.set(id, par);
     if (state.get(id) !== TRACKED) {
       state.set(id, TRACKED);
       waiting.push(id);
+      places.join(d, id);
     }
   };
 
@@ -121,14 +121,15 @@ export function createLearning(cfg: StrategyConfig): Strategy {
     if (s === RECORDED) return;
     if (saved >= 0) fx.restore(saved);
     else fx.build(url, anchor, anchorScore, parent);
-    if (s === TRACKED && logitOfScratch() <= logitOf(id)) return;
-    store(id);
+    const par = parent ? place('p', parent.url) : 0;
+    if (s === TRACKED && scoreOfScratch(par) <= scoreOf(id)) return;
+    store(id, par);
   };
 
   const isRedirect = (page: PageInfo, ids: readonly number[]) => page.relevance === null && ids.length > 0;
 
   /**
-   * The recorded page teaches the model (if the strategy knew the link to it) and the yields; a
+   * The recorded page teaches the models (if the strategy knew the link to it) and the yields; a
    * redirect teaches neither (the link led on to its target, whose own outcome counts, as in
    * directory-yield.ts).
    */
@@ -145,23 +146,32 @@ export function createLearning(cfg: StrategyConfig): Strategy {
       // the dynamic features as they were before this page: copied into the example
       const idx = Array.from(poolIdx.subarray(o, o + n));
       const val = Array.from(poolVal.subarray(o, o + n));
-      idx.push(fx.hostYield, fx.dirYield);
-      val.push(yieldOf(hostIx.get(page.id)), yieldOf(dirIx.get(page.id)));
-      model.learn(idx, val, idx.length, page.relevant ? 1 : 0);
+      idx.push(fx.hostYield, fx.dirYield, fx.parentYield);
+      val.push(yieldOf(hostIx.get(page.id)), yieldOf(dirIx.get(page.id)), yieldOf(parIx.get(page.id)));
+      alive.learn(idx, val, idx.length, page.relevance === null ? 0 : 1);
+      if (page.relevance !== null) model.learn(idx, val, idx.length, Math.min(1, Math.max(0, page.relevance)));
     }
     state.set(page.id, RECORDED);
-    for (const key of [`h${hostOf(page.url)}`, `d${directoryOf(page.url)}`]) {
-      const i = place(key);
-      recordedAt[i]++;
-      if (page.relevant) relevantAt[i]++;
-      softAt[i] += page.relevant ? 1 : (page.relevance ?? 0);
+    places.count(place('h', hostOf(page.url)), page.relevant, page.relevance, false);
+    places.count(place('d', directoryOf(page.url)), page.relevant, page.relevance, true);
+    places.count(parIx.get(page.id), page.relevant, page.relevance, true);
+  };
+
+  /** Re-scores URL `id` if it waits and was not explored; its new priority if it moved enough. */
+  const rescore = (id: number, out: PriorityUpdate[]): boolean => {
+    if (state.get(id) !== TRACKED || boosted.get(id)) return false;
+    const p = scoreOf(id) * factorOf(dirIx.get(id));
+    if (Math.abs(p - given.get(id)) > RESCORE_DELTA) {
+      given.set(id, p);
+      out.push({ id, priority: p });
     }
+    return true;
   };
 
   const parentOf = (page: PageInfo): LinkParent => ({ url: page.url, relevance: page.relevance ?? 0, relevant: page.relevant, depth: page.depth });
 
-  const decide = (logit: number, dir: number, unsure: () => boolean): number => {
-    const p = sigmoid(logit) * factorOf(dir);
+  const decide = (s: number, dir: number, unsure: () => boolean): number => {
+    const p = s * factorOf(dir);
     if (credit >= 1 && unsure()) {
       credit -= 1;
       explored++;
@@ -174,25 +184,26 @@ export function createLearning(cfg: StrategyConfig): Strategy {
     name: 'learning',
     seed(url) {
       fx.build(url, '', 0, null);
-      return { priority: sigmoid(logitOfScratch()) * factorOf(placeOf('d', fx.dir)), life: cfg.max_life };
+      return { priority: scoreOfScratch(0) * factorOf(placeOf('d', fx.dir)), life: cfg.max_life };
     },
     onSeeded(id, url) {
       linkTo(id, url, '', 0, null);
-      given.set(id, sigmoid(logitOf(id)) * factorOf(dirIx.get(id)));
+      given.set(id, scoreOf(id) * factorOf(dirIx.get(id)));
     },
     onPageFetched(page: PageInfo, links: LinkInfo[]): (LinkDecision | null)[] {
       const life = childLife(page.life, page.relevant, cfg.max_life);
       const parent = parentOf(page);
       decided = new Array<number>(links.length);
       fx.clearSaved();
-      return links.map((l, i) => {
+      return links.map((l, i): LinkDecision => {
         fx.build(l.url, l.anchor, l.anchorScore ?? 0, parent);
         // kept for onLinksStored, which gets the same links: not built twice
         fx.save(i);
-        const z = logitOfScratch();
+        // the page's own children: none recorded yet, so its parent yield is 0
+        const z = scoreOfScratch(0);
         // a known URL keeps the better of its priority and this link's
         const dir = placeOf('d', fx.dir);
-        const priority = l.known ? Math.max(sigmoid(z) * factorOf(dir), l.known.priority) : decide(z, dir, () => model.uncertainty(fx.idx, fx.n) > UNSURE);
+        const priority = l.known ? Math.max(z * factorOf(dir), l.known.priority) : decide(z, dir, () => model.uncertainty(fx.idx, fx.n) > UNSURE);
         decided[i] = priority;
         const best = Math.max(life, l.known?.life ?? 0);
         if (best <= 0) return { prune: true, priority, life: 0 };
@@ -214,23 +225,18 @@ export function createLearning(cfg: StrategyConfig): Strategy {
       fx.clearSaved();
     },
     takeUpdates(): PriorityUpdate[] {
-      if (recorded % every !== 0 || budget === 0 || waiting.length === 0) return [];
       const out: PriorityUpdate[] = [];
+      // the directory and the siblings of the page just recorded follow their yields at once
+      const moved = places.takeDirty((id, i) => state.get(id) === TRACKED && (dirIx.get(id) === i || parIx.get(id) === i));
+      for (const id of moved) rescore(id, out);
+      if (recorded % every !== 0 || budget === 0 || waiting.length === 0) return out;
       let live = 0;
       for (let k = 0; k < Math.min(budget, waiting.length); k++) {
         if (cursor >= waiting.length) {
           compact();
           if (waiting.length === 0) break;
         }
-        const id = waiting[cursor++];
-        if (state.get(id) !== TRACKED || boosted.get(id)) continue;
-        live++;
-        const p = sigmoid(logitOf(id)) * factorOf(dirIx.get(id));
-        const was = given.get(id);
-        if (Math.abs(p - was) > RESCORE_DELTA) {
-          given.set(id, p);
-          out.push({ id, priority: p });
-        }
+        if (rescore(waiting[cursor++], out)) live++;
       }
       rescored += live;
       return out;
@@ -249,6 +255,7 @@ export function createLearning(cfg: StrategyConfig): Strategy {
         if (q.priority >= 1) boosted.set(q.id, 1);
       }
       waiting.sort((a, b) => a - b);
+      places.clearDirty();
       credit = (recorded * share) % 1;
     },
     explain(id) {
@@ -256,16 +263,17 @@ export function createLearning(cfg: StrategyConfig): Strategy {
       const o = off.get(id);
       const top = model.contributions(poolIdx.subarray(o), poolVal.subarray(o), len.get(id), 6);
       return {
-        model_score: +sigmoid(logitOf(id)).toFixed(6),
-        model_examples: model.examples,
+        model_score: +scoreOf(id).toFixed(6),
+        model_examples: alive.examples,
         model_positives: model.positives,
         host_yield: +yieldOf(hostIx.get(id)).toFixed(4),
         directory_yield: +yieldOf(dirIx.get(id)).toFixed(4),
+        sibling_yield: +yieldOf(parIx.get(id)).toFixed(4),
         explored: boosted.get(id) ? 'yes' : 'no',
         largest_features: top.map((t) => `${t.feature}=${+t.value.toFixed(3)}×${+t.weight.toFixed(3)}`).join(', '),
       };
     },
-    stats: () => ({ examples: model.examples, positives: model.positives, explored, rescored, checksum: model.checksum() }),
+    stats: () => ({ examples: alive.examples, positives: model.positives, explored, rescored, checksum: (model.checksum() ^ Math.imul(alive.checksum(), 31)) >>> 0 }),
   } as Strategy & { stats(): Record<string, number> };
 
   function compact(): void {

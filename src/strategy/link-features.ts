@@ -21,8 +21,9 @@ import type { StrategyConfig } from './strategy.js';
  * - `u:word`: the words of the URL (host and path), `a:token`: the anchor text's tokens (the
  *   relevance tokeniser's stems and CJK words; `a:` alone for an empty anchor), each group
  *   weighted 1/√n so that long URLs and anchors do not outweigh short ones.
- * Dynamic features (read when the link is scored, from the crawl so far): `hy` and `dy`, the yield
- * of the URL's host and directory: (relevant + 1)/(recorded + 2) − 0.5, 0 while nothing is known.
+ * Dynamic features (read when the link is scored, from the crawl so far): `hy`, `dy` and `py`, the
+ * yield of the URL's host, of its directory and of the pages found through the same linking page
+ * (its siblings): (relevant + 1)/(recorded + 2) − 0.5, 0 while nothing is known (link-places.ts).
  *
  * Link context (the text around the link) is not a feature: the crawl file keeps only the anchor.
  */
@@ -48,6 +49,7 @@ export class LinkFeaturizer {
   dir = '';
   readonly hostYield: number;
   readonly dirYield: number;
+  readonly parentYield: number;
   private readonly il: (url: string) => number;
   /** anchors repeat (navigation): their tokens, remembered (bounded) */
   private anchorTokens = new Map<string, string[]>();
@@ -65,6 +67,7 @@ export class LinkFeaturizer {
     this.il = createLocationMetric(cfg.location);
     this.hostYield = model.index('hy');
     this.dirYield = model.index('dy');
+    this.parentYield = model.index('py');
   }
 
   private push(name: string, value: number): void {

@@ -7,7 +7,7 @@
  * - Prior: every weight starts at 0 except the bias and the `prior` feature (the link's best-first
  *   score I(p), in [0,1]): σ(priorWeight·I − priorWeight/2) orders links exactly as I(p) does, so
  *   before the model has seen anything the crawl behaves as best-first does.
- * - Learning: one AdaGrad step per example (a step of `rate`/√(Σ g²) per weight), with an L2 pull of
+ * - Learning: one AdaGrad step per example (outcome in [0, 1]) (a step of `rate`/√(Σ g²) per weight), with an L2 pull of
  *   `l2` towards each weight's starting value, applied to the weights the example touches. A step
  *   costs O(features of the link): microseconds.
  * - `seen[i]` counts the examples in which feature i was present: the model's certainty about it.
@@ -25,7 +25,7 @@ export interface LinkModelOptions {
   priorWeight: number;
 }
 
-export const DEFAULT_MODEL: LinkModelOptions = { bits: 18, rate: 0.1, l2: 1e-4, priorWeight: 8 };
+export const DEFAULT_MODEL: LinkModelOptions = { bits: 18, rate: 0.2, l2: 1e-4, priorWeight: 8 };
 
 export { fnv1a };
 
@@ -81,7 +81,10 @@ export class LinkModel {
     return z;
   }
 
-  /** One AdaGrad step on the example (idx, val) with outcome y ∈ {0, 1}. */
+  /**
+   * One AdaGrad step on the example (idx, val) with outcome y ∈ [0, 1] (a soft target: the
+   * cross-entropy gradient σ(z) − y); `positives` counts the examples with y ≥ 0.5.
+   */
   learn(idx: ArrayLike<number>, val: ArrayLike<number>, n: number, y: number): void {
     const err = sigmoid(this.logit(idx, val, n)) - y;
     const { rate, l2 } = this.opts;
@@ -93,7 +96,7 @@ export class LinkModel {
       if (this.seen[i] < 0xffffffff) this.seen[i]++;
     }
     this.examples++;
-    if (y === 1) this.positives++;
+    if (y >= 0.5) this.positives++;
   }
 
   /**

@@ -23,7 +23,7 @@ export const STRATEGIES: Record<string, { description: string; create: (cfg: Str
   'partial-pagerank': { description: 'PageRank of the known graph every K pages (pagerank_every, damping); new URLs get Σ IR(q)/c(q) of their parents meanwhile', create: createPartialPageRank },
   fish: { description: 'Fish-Search: children of relevant pages first, newest page first; life pruning', create: createFish },
   shark: { description: 'Shark-Search: γ·inherited + (1−γ)·(β·anchor + (1−β)·context), fuzzy relevance; life pruning', create: createShark },
-  learning: { description: 'best-first-fish whose priority an online link model learns while crawling (hashed features, logistic regression), with exploration', create: createLearning },
+  learning: { description: 'best-first-fish whose priority online link models learn while crawling (hashed features, logistic regression: P(alive) × relevance), with exploration', create: createLearning },
   'larger-sites-first': { description: 'the site (registrable domain or host) with the most URLs waiting first', create: createLargerSitesFirst },
 };
 

@@ -90,6 +90,56 @@ describe('the learning strategy', () => {
     expect(st.positives).toBe(40);
   });
 
+  it('learns how relevant the pages behind a link are, not only whether they pass the threshold', () => {
+    const s = learning({ explore: 0 });
+    let id = 10;
+    let hi = 0;
+    let mid = 0;
+    for (let round = 0; round < 40; round++) {
+      const links = [link(`http://a.test/hi/${round}.html`), link(`http://a.test/mid/${round}.html`)];
+      const hub = page(1000 + round, `http://a.test/hub${round}.html`, false);
+      const d = s.onPageFetched(hub, links);
+      if (round === 39) [hi, mid] = [d[0]!.priority, d[1]!.priority];
+      const ids = [id++, id++];
+      s.onLinksStored!(hub, links, ids);
+      // both are relevant (above the threshold): one very, one barely
+      s.onLinksStored!({ ...page(ids[0], links[0].url, true, 2), relevance: 0.95 }, [], []);
+      s.onLinksStored!({ ...page(ids[1], links[1].url, true, 2), relevance: 0.35 }, [], []);
+    }
+    expect(hi).toBeGreaterThan(mid * 1.3);
+  });
+
+  it('re-scores the siblings of a recorded page at once, not only every learn_every pages', () => {
+    const s = learning({ explore: 0, learn_every: 1_000_000 });
+    let id = 10;
+    const hubOf = (n: number, good: boolean) => {
+      const hub = page(id++, `http://a.test/list${n}.html`, false);
+      const links = [0, 1, 2].map((i) => link(`http://a.test/u${n}x${i}/home.html`, `name ${n} ${i}`));
+      const given = s.onPageFetched(hub, links).map((d) => d!.priority);
+      const ids = links.map(() => id++);
+      s.onLinksStored!(hub, links, ids);
+      return { links, ids, good, given };
+    };
+    // lists whose pages are all relevant and lists whose pages are all not: siblings tell
+    for (let n = 0; n < 30; n++) {
+      const h = hubOf(n, n % 2 === 0);
+      h.ids.forEach((cid, i) => {
+        s.onLinksStored!(page(cid, h.links[i].url, h.good, 2), [], []);
+        s.takeUpdates!();
+      });
+    }
+    const fresh = hubOf(100, true);
+    const other = hubOf(101, true);
+    expect(s.takeUpdates!()).toEqual([]);
+    // the first page of the fresh list is relevant: its two siblings go up before the next fetch
+    s.onLinksStored!(page(fresh.ids[0], fresh.links[0].url, true, 2), [], []);
+    const up = s.takeUpdates!().sort((a, b) => a.id - b.id);
+    // (the other list's pages stay where they were until one of them is recorded)
+    expect(up.map((u) => u.id)).toEqual([fresh.ids[1], fresh.ids[2]]);
+    expect(up[0].priority).toBeGreaterThan(fresh.given[1] + 0.02);
+    expect(up[1].priority).toBeGreaterThan(fresh.given[2] + 0.02);
+  });
+
   it('learns nothing from a redirect: the link led on to its target, whose own outcome counts', () => {
     const run = (redirect: boolean) => {
       const s = learning();
