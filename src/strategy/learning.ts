@@ -79,7 +79,13 @@ export function createLearning(cfg: StrategyConfig): Strategy {
     m.weight(fx.hostYield) * yieldOf(h) + m.weight(fx.dirYield) * yieldOf(d) + m.weight(fx.parentYield) * yieldOf(p);
   /** relevance × P(alive) of features idx/val[o .. o+n) at places h, d, p */
   const score = (idx: ArrayLike<number>, val: ArrayLike<number>, n: number, o: number, h: number, d: number, p: number) =>
-    sigmoid(model.logit(idx, val, n, o) + dynamic(model, h, d, p)) * sigmoid(alive.logit(idx, val, n, o) + dynamic(alive, h, d, p));
+    sigmoid(leaned(model, idx, val, n, o, h, d, p)) * sigmoid(leaned(alive, idx, val, n, o, h, d, p));
+  /** a model's logit, leaning on its prior until it has seen examples on both sides (LinkModel.contrast) */
+  const leaned = (m: LinkModel, idx: ArrayLike<number>, val: ArrayLike<number>, n: number, o: number, h: number, d: number, p: number) => {
+    const c = m.contrast();
+    const learnt = m.logit(idx, val, n, o) + dynamic(m, h, d, p);
+    return c >= 1 ? learnt : c * learnt + (1 - c) * m.priorLogit(idx, val, n, o);
+  };
   /** score of a tracked URL with its stored features */
   const scoreOf = (id: number) => score(poolIdx, poolVal, len.get(id), off.get(id), hostIx.get(id), dirIx.get(id), parIx.get(id));
   /** score of the features in fx's scratch buffers for a URL */

@@ -31,6 +31,9 @@ export { fnv1a };
 
 export const sigmoid = (z: number): number => 1 / (1 + Math.exp(-z));
 
+/** Examples needed on each side (relevant and not, alive and dead) before the learnt weights are trusted fully: see {@link LinkModel.contrast}. */
+export const CONTRAST_EXAMPLES = 10;
+
 export class LinkModel {
   readonly mask: number;
   readonly bias: number;
@@ -79,6 +82,26 @@ export class LinkModel {
     let z = 0;
     for (let k = off; k < off + n; k++) z += this.w[idx[k]] * val[k];
     return z;
+  }
+
+  /** Σ startᵢ·xᵢ: the logit of the starting weights alone (the prior), over the same entries as {@link logit}. */
+  priorLogit(idx: ArrayLike<number>, val: ArrayLike<number>, n: number, off = 0): number {
+    let z = 0;
+    for (let k = off; k < off + n; k++) {
+      const i = idx[k];
+      if (i === this.bias || i === this.prior) z += this.start(i) * val[k];
+    }
+    return z;
+  }
+
+  /**
+   * How far the learnt weights are trusted over the prior, in [0, 1]: the smaller of the examples
+   * seen on each side (y ≥ 0.5 and y < 0.5) over CONTRAST_EXAMPLES. Examples all on one side (every
+   * page relevant, or every link alive) teach the model no order between links, only that the
+   * features it met are good: until both sides have been seen, its score leans on the prior.
+   */
+  contrast(): number {
+    return Math.min(1, Math.min(this.positives, this.examples - this.positives) / CONTRAST_EXAMPLES);
   }
 
   /**
