@@ -81,7 +81,7 @@ export interface CrawlRun {
  * JSON). Ctrl-C stops gracefully; a second Ctrl-C exits at once (state is safe either way).
  */
 export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void }, stderr: ProgressStream = process.stderr): Promise<CrawlRun> {
-  const config = loadConfig(args.topic, { strategy: args.strategy, maxPages: args.maxPages, set: args.set });
+  const config = loadConfig(args.topic, { strategy: args.strategy, maxPages: args.maxPages, set: args.set, sharedFrontier: Boolean(args.frontier || args.workers) });
   if (args.frontier && !args.crawlId) throw new TopicrawlError('E_USAGE', '--frontier needs --crawl-id NAME: the name every worker of the crawl uses');
   if (!args.frontier && (args.crawlId || args.workers || args.leaseMs !== undefined)) throw new TopicrawlError('E_USAGE', '--crawl-id, --workers and --lease-ms go with --frontier redis://HOST:PORT/DB');
   if (args.frontier && args.revisit) throw new TopicrawlError('E_USAGE', '--revisit works on one crawl file, not on a shared crawl');

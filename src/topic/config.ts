@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { TopicrawlError, type ErrorCode } from '../errors.js';
-import type { Topic, TopicInput } from './topic-schema.js';
+import { SHARED_DEFAULT_STRATEGY, type Topic, type TopicInput } from './topic-schema.js';
 import { loadTopicFile } from './load-topic.js';
 import { formatKey, describeValue, validateTopic, type TopicPath } from './topic-issues.js';
 import { deepFreeze, type DeepReadonly } from './deep-freeze.js';
@@ -28,6 +29,11 @@ export interface ConfigFlags {
   maxPages?: number;
   /** `key.path=value` strings; the value is a YAML scalar or flow collection (`0.4`, `true`, `[a, b]`); empty = "". */
   set?: string[];
+  /**
+   * The crawl runs on a shared frontier and its topic names no strategy (loadConfig finds out from
+   * the file): it gets SHARED_DEFAULT_STRATEGY instead of DEFAULT_STRATEGY, unless a flag names one.
+   */
+  sharedFrontier?: boolean;
 }
 
 /** Which command-line flag set which path (to name the flag in errors). */
@@ -116,6 +122,9 @@ export function buildConfig(topic: TopicInput | Topic | Config, flags: ConfigFla
   if (flags.strategy !== undefined) {
     sources.push({ path: setAt(merged, ['strategy', 'name'], flags.strategy, '--strategy'), flag: `--strategy ${JSON.stringify(flags.strategy)}` });
   }
+  if (flags.sharedFrontier && flags.strategy === undefined && !(flags.set ?? []).some((t) => /^\s*strategy\.name\s*=/.test(t))) {
+    setAt(merged, ['strategy', 'name'], SHARED_DEFAULT_STRATEGY, '--frontier');
+  }
   if (flags.maxPages !== undefined) {
     sources.push({ path: setAt(merged, ['limits', 'max_pages'], flags.maxPages, '--max-pages'), flag: `--max-pages ${flags.maxPages}` });
   }
@@ -158,5 +167,16 @@ export function resolveTopicPaths(topic: Topic, dir: string): Topic {
  * they are (relative to the working directory).
  */
 export function loadConfig(path: string, flags: ConfigFlags = {}): Config {
-  return buildConfig(resolveTopicPaths(loadTopicFile(path), dirname(resolve(path))), flags, path);
+  const shared = flags.sharedFrontier && !namesStrategy(path);
+  return buildConfig(resolveTopicPaths(loadTopicFile(path), dirname(resolve(path))), { ...flags, sharedFrontier: shared }, path);
+}
+
+/** Whether a topic file names its strategy (strategy.name), read before the defaults fill it in. */
+function namesStrategy(path: string): boolean {
+  try {
+    const doc = parseDocument(readFileSync(path, 'utf8')).toJS() as { strategy?: { name?: unknown } } | null;
+    return doc?.strategy?.name !== undefined;
+  } catch {
+    return false; // (loadTopicFile reports the file's problems)
+  }
 }

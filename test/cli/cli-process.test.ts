@@ -33,7 +33,7 @@ describe('the topicrawl process', () => {
     expect(inProc.map((r) => r.code)).toEqual(procs.map((r) => r.code));
     expect(inProc.slice(0, 5).map((r) => r.stdout)).toEqual(procs.slice(0, 5).map((r) => r.stdout));
     expect(inProc.map((r) => r.stderr)).toEqual(procs.map((r) => r.stderr));
-    expect(procs[0].stdout).toContain('best-first-fish');
+    expect(procs[0].stdout).toContain('learning');
     expect(procs[1].stdout).toBe('http://a.example/\n\n');
     for (const r of procs.slice(1, 5)) {
       expect(r.stderr.trim().split('\n')).toHaveLength(1);

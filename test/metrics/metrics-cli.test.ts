@@ -91,7 +91,7 @@ describe('crawl --metrics-port', () => {
       expect(s).toMatchObject({ topic: 'mslow', state: 'running', worker: null });
       const scrape = await scrapeMetrics(url);
       expect(scrape.problems).toEqual([]);
-      expect(valueOf(scrape, 'topicrawl_crawl_info', { topic: 'mslow', strategy: 'best-first-fish' })).toBe(1);
+      expect(valueOf(scrape, 'topicrawl_crawl_info', { topic: 'mslow', strategy: 'learning' })).toBe(1);
       const page = await fetch(url);
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(await page.text()).toContain('<title>topicrawl live: mslow</title>');

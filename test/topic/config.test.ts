@@ -128,3 +128,26 @@ describe('loadConfig', () => {
     expect(errorOf(() => loadConfig(join(dir, 'missing.yaml'), {})).code).toBe('E_TOPIC_READ');
   });
 });
+
+describe('the default strategy', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topicrawl-default-strategy-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string) => {
+    const p = join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+  const plain = "name: d\nseeds: ['http://d.example/']\nkeywords: {d: 1}\n";
+
+  it('is learning, and best-first-fish on a shared frontier when neither the file nor a flag names one', () => {
+    const unnamed = file('unnamed.yaml', plain);
+    expect(loadConfig(unnamed).strategy.name).toBe('learning');
+    expect(loadConfig(unnamed, { sharedFrontier: true }).strategy.name).toBe('best-first-fish');
+    // named in the file, by --strategy or by --set: kept (a shared crawl then refuses learning by name)
+    expect(loadConfig(file('named.yaml', `${plain}strategy: {name: learning}\n`), { sharedFrontier: true }).strategy.name).toBe('learning');
+    expect(loadConfig(unnamed, { sharedFrontier: true, strategy: 'shark' }).strategy.name).toBe('shark');
+    expect(loadConfig(unnamed, { sharedFrontier: true, set: ['strategy.name=fish'] }).strategy.name).toBe('fish');
+    // other strategy keys in the file do not name it
+    expect(loadConfig(file('keys.yaml', `${plain}strategy: {x: 0.5, y: 0.3, z: 0.2}\n`), { sharedFrontier: true }).strategy.name).toBe('best-first-fish');
+  });
+});

@@ -23,7 +23,7 @@ describe('loadTopicFile', () => {
     expect(t.name).toBe('tobacco');
     expect(t.seeds).toEqual(['http://yancao.example/']);
     expect(t.keywords).toEqual({ 烟草: 2, tobacco: 1.5, travel: -1 });
-    expect(t.strategy.name).toBe('best-first-fish');
+    expect(t.strategy.name).toBe('learning'); // the default (best-first-fish on a shared frontier: config.test.ts)
     expect(t.politeness.delay_ms).toBe(1000);
     expect(t.scope).toEqual({ hosts: [], include: [], exclude: [], exclude_traps: true, languages: [] });
     expect(t.dedup).toEqual({ enabled: true, max_distance: 3, follow_links: true });
