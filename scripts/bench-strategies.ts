@@ -105,8 +105,12 @@ class SimFrontier {
   }
 }
 
-/** One page through the hooks; returns the µs spent in the strategy and the number of updates it returned. */
-function visit(s: Strategy, f: SimFrontier, rnd: () => number, nLinks: number, share: number): { us: number; updates: number } {
+/**
+ * One page through the hooks; returns the µs spent in the strategy, of which `updatesUs` in
+ * takeUpdates (re-ranking: the priorities a strategy changes after a page), and the number of
+ * updates it returned.
+ */
+function visit(s: Strategy, f: SimFrontier, rnd: () => number, nLinks: number, share: number): { us: number; updatesUs: number; updates: number } {
   const id = f.take();
   if (!id) throw new Error('nothing queued');
   const relevance = rnd();
@@ -162,7 +166,7 @@ function visit(s: Strategy, f: SimFrontier, rnd: () => number, nLinks: number, s
   const updates = s.takeUpdates?.() ?? [];
   const t4 = process.hrtime.bigint();
   for (const u of updates) if (f.state[u.id] === QUEUED) f.priority[u.id] = u.priority;
-  return { us: Number(t1 - t0 + (t3 - t2) + (t4 - t3)) / 1000, updates: updates.length };
+  return { us: Number(t1 - t0 + (t3 - t2) + (t4 - t3)) / 1000, updatesUs: Number(t4 - t3) / 1000, updates: updates.length };
 }
 
 interface SizeFigures {
@@ -175,6 +179,8 @@ interface SizeFigures {
   us_per_page_max: number;
   /** priority updates per page returned by takeUpdates (rows the frontier rewrites) */
   updates_per_page: number;
+  /** µs per page spent in takeUpdates (re-ranking), part of us_per_page */
+  takeupdates_us_per_page?: number;
   recomputes?: number;
   recompute_ms_mean?: number;
   error?: string;
@@ -205,10 +211,12 @@ function benchStrategy(name: string, size: number): SizeFigures {
   let lastAt = lastRun?.()?.atPage ?? -1;
   const us: number[] = [];
   let updates = 0;
+  let updatesUs = 0;
   for (let p = 0; p < pages; p++) {
     const v = visit(s, f, rnd, linksPerPage, newShare);
     us.push(v.us);
     updates += v.updates;
+    updatesUs += v.updatesUs;
     const r = lastRun?.();
     if (r && r.atPage !== lastAt) (lastAt = r.atPage), runMs.push(r.ms);
   }
@@ -222,6 +230,7 @@ function benchStrategy(name: string, size: number): SizeFigures {
     us_per_page_p99: round(us[Math.floor(us.length * 0.99)], 1),
     us_per_page_max: round(us[us.length - 1], 1),
     updates_per_page: round(updates / pages, 1),
+    takeupdates_us_per_page: round(updatesUs / pages, 1),
   };
   if (lastRun) {
     out.recomputes = runMs.length;
