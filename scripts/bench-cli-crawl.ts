@@ -110,3 +110,13 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The options bench-crawl.ts and bench-peers.ts share (parseArgs specs): corpus, topic, page budget, requests in flight. */
+export function sharedBenchOptions(root: string) {
+  return {
+    corpus: { type: 'string', default: `${root}corpora/synth` },
+    topic: { type: 'string', default: `${root}topics/synth-astronomy.yaml` },
+    pages: { type: 'string', default: '6000' },
+    concurrency: { type: 'string', default: '16' },
+  } as const;
+}

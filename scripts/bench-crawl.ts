@@ -28,16 +28,13 @@ import { loadCorpus } from '../src/eval/corpus.js';
 import { generateSynthCorpus } from '../src/eval/synth-corpus.js';
 import { loadConfig } from '../src/topic/config.js';
 import { bareLoop } from './bench-bare-loop.js';
-import { runCliCrawl } from './bench-cli-crawl.js';
+import { runCliCrawl, sharedBenchOptions } from './bench-cli-crawl.js';
 import { startBenchServer } from './bench-server.js';
 
 const root = new URL('../', import.meta.url).pathname;
 const { values: a } = parseArgs({
   options: {
-    corpus: { type: 'string', default: join(root, 'corpora/synth') },
-    topic: { type: 'string', default: join(root, 'topics/synth-astronomy.yaml') },
-    pages: { type: 'string', default: '6000' },
-    concurrency: { type: 'string', default: '16' },
+    ...sharedBenchOptions(root),
     strategy: { type: 'string' },
     robots: { type: 'boolean', default: false },
     'bare-runs': { type: 'string', default: '3' },

@@ -30,16 +30,13 @@ import { parseArgs } from 'node:util';
 import { loadCorpus } from '../src/eval/corpus.js';
 import { loadConfig } from '../src/topic/config.js';
 import { bareLoop } from './bench-bare-loop.js';
-import { runCliCrawl } from './bench-cli-crawl.js';
+import { runCliCrawl, sharedBenchOptions } from './bench-cli-crawl.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 
 const root = new URL('../', import.meta.url).pathname;
 const { values: a } = parseArgs({
   options: {
-    corpus: { type: 'string', default: join(root, 'corpora/synth') },
-    topic: { type: 'string', default: join(root, 'topics/synth-astronomy.yaml') },
-    pages: { type: 'string', default: '6000' },
-    concurrency: { type: 'string', default: '16' },
+    ...sharedBenchOptions(root),
     'crawlee-dir': { type: 'string', default: '/tmp/crawlee-bench' },
     python: { type: 'string', default: '/usr/bin/python3' },
     only: { type: 'string', default: 'topicrawl,scrapy,crawlee,bare' },
