@@ -118,7 +118,7 @@ describe('tobacco-demo corpus', () => {
     const t = TopicSchema.parse(parseYaml(readFileSync('topics/tobacco.yaml', 'utf8')));
     expect(t.seeds).toEqual(g.corpus.meta.seeds);
     expect(t.evaluation.label).toBe('tobacco');
-    expect(t.strategy).toMatchObject({ name: 'best-first-fish', max_life: 3 });
+    expect(t.strategy).toMatchObject({ name: 'learning', max_life: 3 });
     expect(t.politeness.delay_ms).toBe(1000);
     expect(t.limits.max_pages).toBe(500);
     for (const k of ['烟草', '煙草', '卷烟', '捲煙', '烟叶', '煙葉', '烤烟', '烤煙', '雪茄', '控烟', '控煙', 'tobacco', 'cigarette', 'nicotine']) {
