@@ -25,6 +25,7 @@ export class OriginOutages {
 
   /** Why the origin of `url` was given up on in this run, or undefined if it was not. */
   why(url: string): string | undefined {
+    if (this.dead.size === 0) return undefined; // (every page asks: no URL parse while no origin is out)
     const o = originOf(url);
     return o === null ? undefined : this.dead.get(o);
   }
