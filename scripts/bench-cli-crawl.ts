@@ -49,6 +49,8 @@ export interface CliCrawlResult {
   peakRssMb: number;
   sqlite: Record<string, number>;
   sqliteCalls: number;
+  /** the most called statements (SQL cut at 90 characters) and their calls */
+  sqliteTop: Record<string, number>;
 }
 
 /** Builds dist/ when it is not a build of src/ as it is (the crawl must not run through tsx). */
@@ -87,11 +89,15 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     const summary = JSON.parse(stdout) as { fetched: number; strategy: string };
     const served = await o.server.window();
     if (summary.fetched === 0 || served.count === 0) throw new Error('the crawl fetched no page: no figure');
-    const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { thread: string; sqlite: Record<string, number>; usage?: NodeJS.ResourceUsage });
+    const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { thread: string; sqlite: Record<string, number>; sqliteTop?: Record<string, number>; usage?: NodeJS.ResourceUsage });
     const usage = lines.find((l) => l.thread === 'main')?.usage;
     if (!usage) throw new Error('the probe wrote no resource usage from the main thread');
     const sqlite: Record<string, number> = {};
-    for (const l of lines) for (const [k, v] of Object.entries(l.sqlite)) sqlite[k] = (sqlite[k] ?? 0) + v;
+    const sqliteTop: Record<string, number> = {};
+    for (const l of lines) {
+      for (const [k, v] of Object.entries(l.sqlite)) sqlite[k] = (sqlite[k] ?? 0) + v;
+      for (const [k, v] of Object.entries(l.sqliteTop ?? {})) sqliteTop[k] = (sqliteTop[k] ?? 0) + v;
+    }
     return {
       command: `bin/topicrawl.js ${args.slice(0, args.indexOf('--resolve')).join(' ')} --resolve HOST=127.0.0.1:${o.server.port} (×${o.hosts.length})`,
       fetched: summary.fetched,
@@ -105,6 +111,7 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
       peakRssMb: usage.maxRSS / 1024,
       sqlite,
       sqliteCalls: Object.values(sqlite).reduce((s, v) => s + v, 0),
+      sqliteTop,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -101,6 +101,7 @@ try {
     sqlite_calls: c.sqliteCalls,
     sqlite_calls_per_page: +(c.sqliteCalls / c.fetched).toFixed(1),
     sqlite_calls_by_method: c.sqlite,
+    sqlite_calls_per_page_by_statement: Object.fromEntries(Object.entries(c.sqliteTop).sort((x, y) => y[1] - x[1]).slice(0, 15).map(([k, v]) => [k, +(v / c.fetched).toFixed(2)])),
   };
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 } catch (err) {

@@ -17,6 +17,13 @@ import { isMainThread, threadId } from 'node:worker_threads';
 const out = process.env.BENCH_PROBE_OUT;
 if (out) {
   const counts = { run: 0, get: 0, all: 0, iterate: 0, exec: 0 };
+  // the same calls by statement (its SQL, whitespace collapsed, cut at 90 characters)
+  const bySql = new Map();
+  const count = (name, sql) => {
+    counts[name]++;
+    const k = typeof sql === 'string' ? sql.replace(/\s+/g, ' ').slice(0, 90) : '?';
+    bySql.set(k, (bySql.get(k) ?? 0) + 1);
+  };
   const root = new URL('../', import.meta.url).pathname;
   let Database = null;
   try {
@@ -28,7 +35,7 @@ if (out) {
     const wrap = (proto, name) => {
       const orig = proto[name];
       proto[name] = function (...args) {
-        counts[name]++;
+        count(name, name === 'exec' ? args[0] : this.source);
         return orig.apply(this, args);
       };
     };
@@ -45,7 +52,8 @@ if (out) {
     wrap(Database.prototype, 'exec');
   }
   process.on('exit', () => {
-    const line = { thread: isMainThread ? 'main' : threadId, sqlite: counts, ...(isMainThread ? { usage: process.resourceUsage() } : {}) };
+    const top = [...bySql].sort((x, y) => y[1] - x[1]).slice(0, 25);
+    const line = { thread: isMainThread ? 'main' : threadId, sqlite: counts, sqliteTop: Object.fromEntries(top), ...(isMainThread ? { usage: process.resourceUsage() } : {}) };
     appendFileSync(out, `${JSON.stringify(line)}\n`);
   });
 }

@@ -282,7 +282,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       this.emit('page', done.event);
       if (this.feedback) await this.feedback.heard(done.event, (fn) => this.serial.run(fn));
       for (const h of this.opts.hooks ?? []) await h.recorded?.(item, { page: done.event, outlinks: done.outlinks });
-      return { state: 'done', deferUntil };
+      return { state: 'done', deferUntil, recorded: true };
     } catch (err) {
       if (err instanceof TopicrawlError && err.fatal) throw err;
       await this.recordFailure(item, err);

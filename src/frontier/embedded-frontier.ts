@@ -112,7 +112,7 @@ export class EmbeddedFrontier implements Frontier {
     if (how.state === 'requeue') this.local.requeue(lease);
     if (how.deferUntil !== undefined) this.local.deferHost(lease.hostId, how.deferUntil);
     if (how.counted === false) this.count(lease.hostId, -1);
-    this.local.release(lease, now);
+    this.local.release(lease, now, how.state === 'done' && how.recorded === true);
     this.held--;
     return true;
   }

@@ -5,11 +5,50 @@ export const INSERT_COLUMNS = 17;
 
 export type FrontierStatements = ReturnType<typeof prepareStatements>;
 
+/** Rows per statement of the batched reads and writes by id ({@link FrontierStatements.keysByIds} and the like). */
+export const ID_CHUNK = 256;
+
+/**
+ * The smallest power of two ≥ n (at most {@link ID_CHUNK}): batched statements are prepared for
+ * these sizes only, the rest of a chunk padded with its last row (a repeated id reads or writes
+ * the same row the same way), so a crawl prepares a few statements, not one per batch size.
+ */
+export function paddedSize(n: number): number {
+  let k = 1;
+  while (k < n) k *= 2;
+  return Math.min(k, ID_CHUNK);
+}
+
 /** The SQL of {@link SqliteFrontier}, prepared once per connection. */
 export function prepareStatements(db: Database.Database) {
   const inserts = new Map<number, Database.Statement>();
   const lookups = new Map<number, Database.Statement>();
+  const sized = (cache: Map<number, Database.Statement>, n: number, sql: (n: number) => string) => {
+    let st = cache.get(n);
+    if (!st) {
+      st = db.prepare(sql(n));
+      cache.set(n, st);
+    }
+    return st;
+  };
+  const keys = new Map<number, Database.Statement>();
+  const updates = new Map<number, Database.Statement>();
+  const reprioritizes = new Map<number, Database.Statement>();
+  const values = (n: number, cols: number) => new Array(n).fill(`(${new Array(cols).fill('?').join(',')})`).join(',');
   return {
+    /** where `n` URLs sit in the queues, by id (a padded size, see {@link paddedSize}) */
+    keysByIds: (n: number) => sized(keys, n, (k) => `SELECT id, host_id, state, priority, seq FROM urls WHERE id IN (${new Array(k).fill('?').join(',')})`),
+    /**
+     * Changes of `n` URLs in one statement: per row id, priority, life, state, inlinks, inlink_score
+     * (null: unchanged). Rows must have distinct ids, but for padding (a row repeated as it is).
+     */
+    updateMany: (n: number) => sized(updates, n, (k) =>
+      `UPDATE urls SET priority = COALESCE(v.column2, urls.priority), life = COALESCE(v.column3, urls.life), state = COALESCE(v.column4, urls.state),
+         inlinks = COALESCE(v.column5, urls.inlinks), inlink_score = COALESCE(v.column6, urls.inlink_score)
+       FROM (VALUES ${values(k, 6)}) AS v WHERE urls.id = v.column1`),
+    /** New priorities of `n` queued URLs in one statement: per row id, priority (distinct ids, but for padding). */
+    reprioritizeMany: (n: number) => sized(reprioritizes, n, (k) =>
+      `UPDATE urls SET priority = v.column2 FROM (VALUES ${values(k, 2)}) AS v WHERE urls.id = v.column1 AND urls.state = 0`),
     /** INSERT of `rows` URLs: id, hash, fp, url, host_id, state, depth, priority, life, seq, parent_id, anchor, inlinks, inlink_score, hops, discovered_at, note */
     insert(rows: number): Database.Statement {
       let st = inserts.get(rows);
@@ -36,11 +75,6 @@ export function prepareStatements(db: Database.Database) {
     },
     /** where a URL sits in the queues (read before its priority or state changes) */
     queueKey: db.prepare('SELECT id, host_id, state, priority, seq FROM urls WHERE id = ?'),
-    update: db.prepare(
-      `UPDATE urls SET priority = COALESCE(@priority, priority), life = COALESCE(@life, life), state = COALESCE(@state, state),
-         inlinks = COALESCE(@inlinks, inlinks), inlink_score = COALESCE(@inlinkScore, inlink_score) WHERE id = @id`,
-    ),
-    reprioritize: db.prepare('UPDATE urls SET priority = ? WHERE id = ? AND state = 0'),
     take: db.prepare('SELECT url, depth, priority, life, seq, hops, parent_id, anchor FROM urls WHERE id = ? AND state = 0'),
     /** a URL released without an outcome leaves the queue until reopen */
     unrecorded: db.prepare('UPDATE urls SET state = 1 WHERE id = ? AND state = 0'),

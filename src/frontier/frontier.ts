@@ -154,4 +154,10 @@ export interface Settlement {
   counted?: boolean;
   /** The host may not be contacted again before this time (ms): back-off, Retry-After. */
   deferUntil?: number;
+  /**
+   * With done: the caller wrote the URL's outcome through the store (its row is no longer QUEUED),
+   * so the frontier need not mark it as out of the queue itself. Default false: a done whose outcome
+   * may not be written (a failure) is kept from being handed out again until a resume.
+   */
+  recorded?: boolean;
 }

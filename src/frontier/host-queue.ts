@@ -56,9 +56,10 @@ export function newHostSlot(id: number, name: string, delayMs: number, frontCap:
  */
 export function offerEntry(
   runs: RunStore, host: HostSlot, entry: { id: number; priority: number; seq: number }, cap: number, isInFlight: (id: number) => boolean,
+  current?: (taken: Candidate[]) => Candidate[],
 ): boolean {
   const { id, priority, seq } = entry;
-  if (host.cands.length === 0 && host.more) refillFront(runs, host, cap, isInFlight);
+  if (host.cands.length === 0 && host.more) refillFront(runs, host, cap, isInFlight, false, current);
   const a = host.cands;
   let i = a.length;
   while (i > 0 && (priority > a[i - 1].priority || (priority === a[i - 1].priority && seq < a[i - 1].seq))) i--;
@@ -81,10 +82,20 @@ export function offerEntry(
  * `min`, at most 4096), so a long queue is merged and rewritten only a few times per eighth
  * consumed (each entry is rewritten about eight times in all). URLs in flight are dropped. `small`
  * takes only `min` (a frontier opening on millions of queued URLs fills every host's front at once).
+ * `current`, if given, keeps of the entries taken those still current (stale ones, left behind by a
+ * change of priority or state, are dropped in one batch rather than one by one when handed out);
+ * if it keeps none, the next ones are taken.
  */
-export function refillFront(runs: RunStore, host: HostSlot, min: number, isInFlight: (id: number) => boolean, small = false): void {
+export function refillFront(
+  runs: RunStore, host: HostSlot, min: number, isInFlight: (id: number) => boolean, small = false, current?: (taken: Candidate[]) => Candidate[],
+): void {
   const want = small ? min : Math.min(4096, Math.max(min, runs.count(host.id) >> 3));
-  host.cands = runs.take(host.id, want, isInFlight);
-  host.frontCap = Math.max(min, host.cands.length);
-  host.more = runs.count(host.id) > 0;
+  let taken = 0;
+  do {
+    host.cands = runs.take(host.id, want, isInFlight);
+    taken = host.cands.length;
+    if (current && taken) host.cands = current(host.cands);
+    host.more = runs.count(host.id) > 0;
+  } while (host.cands.length === 0 && host.more);
+  host.frontCap = Math.max(min, taken);
 }

@@ -30,8 +30,11 @@ export interface LocalFrontier {
   reprioritize(updates: { id: number; priority: number }[]): number;
   /** The next URL to fetch at time `now` (ms). */
   next(now: number): NextResult;
-  /** Gives a handed-out URL's host slot back; the host may be contacted again after its delay. */
-  release(item: FrontierItem, now: number): void;
+  /**
+   * Gives a handed-out URL's host slot back; the host may be contacted again after its delay.
+   * `recorded`: its outcome is written (else it is kept out of the queue until a reopen).
+   */
+  release(item: FrontierItem, now: number, recorded?: boolean): void;
   /** Sets a host's politeness delay (topic delay raised by robots Crawl-delay). */
   setHostDelay(hostId: number, delayMs: number): void;
   /** Stops handing out a host's URLs (per-host budget reached, host suspended); they stay queued. */

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { LocalFrontier, FrontierItem, KnownUrl, NewUrl, NextResult, UrlChange } from './local-frontier.js';
 import { BusyHosts } from './busy-hosts.js';
-import { type HostSlot, offerEntry, refillFront } from './host-queue.js';
+import { type Candidate, type HostSlot, offerEntry, refillFront } from './host-queue.js';
 import { HostScheduler } from './host-scheduler.js';
 import { HostTable } from './host-table.js';
 import { knownUrls, UrlRows } from './url-rows.js';
@@ -10,12 +10,12 @@ import { type FrontierStatements, prepareStatements } from './frontier-statement
 import type { RunStore } from './run-store.js';
 import { openQueues, saveQueues } from './queue-snapshot.js';
 import { SeenIndex } from './seen-index.js';
+import { foldChanges, type QueueKey, readQueueKeys, writeChanges, writePriorities } from './url-changes.js';
 import type { SqliteFrontierOptions } from './sqlite-frontier-options.js';
 
 export type { SqliteFrontierOptions };
 
 
-type QueueKey = { id: number; host_id: number; state: number; priority: number; seq: number };
 type UrlRow = { url: string; depth: number; priority: number; life: number; seq: number; hops: number; parent_id: number | null; anchor: string | null };
 
 /**
@@ -121,38 +121,39 @@ export class SqliteFrontier implements LocalFrontier {
   }
 
   private offer(host: HostSlot, id: number, priority: number, seq: number): boolean {
-    return offerEntry(this.runs, host, { id, priority, seq }, this.cap, this.isInFlight);
+    return offerEntry(this.runs, host, { id, priority, seq }, this.cap, this.isInFlight, this.current);
   }
 
   update(changes: UrlChange[]): void {
+    // one read of the rows that move and one write for the batch (a URL changed twice: both at once)
+    const folded = foldChanges(changes);
+    const moving = folded.filter((c) => c.priority !== undefined || c.state !== undefined);
+    const old = moving.length ? readQueueKeys(this.st, moving.map((c) => c.id)) : undefined;
+    writeChanges(this.st, folded);
     const touched = new Set<HostSlot>();
-    for (const c of changes) {
-      const moves = c.priority !== undefined || c.state !== undefined;
-      const old = moves ? (this.st.queueKey.get(c.id) as QueueKey | undefined) : undefined;
-      const r = this.st.update.run({
-        id: c.id, priority: c.priority ?? null, life: c.life ?? null, state: c.state ?? null,
-        inlinks: c.inlinks ?? null, inlinkScore: c.inlinkScore ?? null,
-      });
-      if (r.changes === 0 || !old) continue;
-      const host = this.requeueKey(old, c.priority ?? old.priority, c.state ?? old.state);
+    for (const c of moving) {
+      const o = old!.get(c.id);
+      if (!o) continue; // no such URL
+      const host = this.requeueKey(o, c.priority ?? o.priority, c.state ?? o.state);
       if (host) touched.add(host);
     }
     this.refresh(touched);
   }
 
   reprioritize(updates: { id: number; priority: number }[]): number {
+    const last = new Map<number, number>();
+    for (const u of updates) last.set(u.id, u.priority);
+    const old = readQueueKeys(this.st, [...last.keys()]);
+    const live: { id: number; priority: number }[] = [];
+    for (const [id, priority] of last) if (old.get(id)?.state === UrlState.QUEUED) live.push({ id, priority });
+    writePriorities(this.st, live);
     const touched = new Set<HostSlot>();
-    let changed = 0;
-    for (const u of updates) {
-      const old = this.st.queueKey.get(u.id) as QueueKey | undefined;
-      if (!old || old.state !== UrlState.QUEUED) continue;
-      this.st.reprioritize.run(u.priority, u.id);
-      changed++;
-      const host = this.requeueKey(old, u.priority, UrlState.QUEUED);
+    for (const u of live) {
+      const host = this.requeueKey(old.get(u.id)!, u.priority, UrlState.QUEUED);
       if (host) touched.add(host);
     }
     this.refresh(touched);
-    return changed;
+    return live.length;
   }
 
   /**
@@ -226,11 +227,12 @@ export class SqliteFrontier implements LocalFrontier {
     return wake !== null ? { kind: 'wait', until: wake } : { kind: 'empty' };
   }
 
-  release(item: FrontierItem, now: number): void {
+  release(item: FrontierItem, now: number, recorded = false): void {
     const host = this.hosts.get(item.hostId)!;
     if (this.inFlightIds.delete(item.id)) {
       // released without an outcome (the caller failed): it stays out of the queue until reopen, as IN_FLIGHT
-      this.st.unrecorded.run(item.id);
+      // (one whose outcome is written is no longer QUEUED: nothing to mark)
+      if (!recorded) this.st.unrecorded.run(item.id);
     } else if (!this.requeued.delete(item.id)) return; // not handed out, or released twice
     host.inFlight--;
     this.busy.update(host);
@@ -296,8 +298,17 @@ export class SqliteFrontier implements LocalFrontier {
   }
 
   private refill(host: HostSlot): void {
-    refillFront(this.runs, host, this.cap, this.isInFlight);
+    refillFront(this.runs, host, this.cap, this.isInFlight, false, this.current);
   }
+
+  /** Of entries taken from the runs, those whose URL is still queued with that priority (one read per batch). */
+  private readonly current = (taken: Candidate[]): Candidate[] => {
+    const rows = readQueueKeys(this.st, taken.map((c) => c.id));
+    return taken.filter((c) => {
+      const r = rows.get(c.id);
+      return r !== undefined && r.state === UrlState.QUEUED && r.priority === c.priority;
+    });
+  };
 
   private readonly isInFlight = (id: number) => this.inFlightIds.has(id);
 

@@ -6,6 +6,7 @@ import { CrawlLock } from './crawl-lock.js';
 import { assertCrawlFileOrNothing, CRAWL_FILE_SIDES, openDatabase, storeError } from './open-database.js';
 import { crawlTotals } from './crawl-report.js';
 import { SegmentRows } from './segment-rows.js';
+import { HostBumps } from './host-bumps.js';
 import { ROBOTS_UNREACHABLE_KEY, UrlState } from './schema.js';
 import type { HostRef, MetricsRow, PageOutcome, PageRecord, ResponseRecord, SyncStore, StoreCounters } from './store.js';
 
@@ -24,6 +25,7 @@ export class SqliteStore implements SyncStore {
   private readonly commitEveryPages: number;
   private readonly checkpointer: Checkpointer | null = null;
   private readonly lock: CrawlLock | null = null;
+  private readonly hostBumps: HostBumps;
 
   /**
    * Group commit: page transactions are savepoints inside one SQLite transaction that is committed
@@ -84,6 +86,7 @@ export class SqliteStore implements SyncStore {
       maxSeq: db.prepare('SELECT MAX(fetch_seq) AS m FROM urls'),
     };
     this.fetchSeq = ((this.st.maxSeq.get() as { m: number | null }).m ?? 0) + 1;
+    this.hostBumps = new HostBumps(db);
     const txn = db.transaction((fn: () => unknown) => fn());
     this.run = <T>(fn: () => T) => txn(fn) as T;
   }
@@ -119,6 +122,7 @@ export class SqliteStore implements SyncStore {
       this.segment?.forget(); // its rows may have been rolled back with the unit or its group
       if (this.batchOpen && !this.db.inTransaction) {
         // SQLite rolled the whole group back (a full disk, an I/O error): nothing left to commit
+        this.hostBumps.drop();
         if (this.batchTimer) clearTimeout(this.batchTimer);
         this.batchTimer = null;
         this.batchOpen = false;
@@ -142,10 +146,12 @@ export class SqliteStore implements SyncStore {
     this.batchPages = 0;
     if (!this.db.inTransaction) {
       // rolled back by SQLite after a failure already reported
+      this.hostBumps.drop();
       this.endWaiters(new TopicrawlError('E_STORE', `${this.path}: a group of records was rolled back`, { path: this.path }));
       return;
     }
     try {
+      this.hostBumps.flush();
       this.db.exec('COMMIT');
     } catch (err) {
       const e = new TopicrawlError('E_STORE', `${this.path}: commit failed: ${(err as Error).message}`, { path: this.path }, { cause: err });
@@ -256,7 +262,9 @@ export class SqliteStore implements SyncStore {
   }
 
   bumpHost(hostId: number, fetched: number, errors: number): void {
-    this.st.bumpHost.run(fetched, errors, hostId);
+    // in a group: counted in memory, written with the group (see HostBumps)
+    if (this.batchOpen) this.hostBumps.add(hostId, fetched, errors);
+    else this.st.bumpHost.run(fetched, errors, hostId);
   }
 
   recordRobotsUnreachable(hostId: number): void {

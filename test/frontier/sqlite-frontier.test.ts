@@ -115,3 +115,64 @@ describe('SqliteFrontier', () => {
     store.close();
   });
 });
+
+describe('SqliteFrontier batched changes', () => {
+  it('applies batches of changes and re-rankings as if one by one: rows and hand-out order match a plain model', async () => {
+    const { mulberry32 } = await import('../../src/eval/prng.js');
+    const rng = mulberry32(11);
+    const pick = (n: number) => Math.floor(rng.next() * n);
+    const { store, frontier } = open(tmpDir());
+    // model: id -> row; handed-out URLs are released without an outcome (state IN_FLIGHT on disk)
+    type Row = { priority: number; life: number; state: number; inlinks: number; seq: number; url: string };
+    const rows = new Map<number, Row>();
+    const urls = Array.from({ length: 400 }, (_, i) => entry(`http://h${i % 3}.test/${i}`, pick(20) / 4, i % 17 === 0 ? { state: UrlState.PRUNED } : {}));
+    frontier.add(urls).forEach((id, i) => rows.set(id, { priority: urls[i].priority, life: 3, state: urls[i].state ?? UrlState.QUEUED, inlinks: 0, seq: id, url: urls[i].url }));
+    const ids = [...rows.keys()];
+    const best = (k: number) => [...rows.entries()].filter(([, r]) => r.state === UrlState.QUEUED)
+      .sort(([, a], [, b]) => b.priority - a.priority || a.seq - b.seq).slice(0, k).map(([, r]) => r.url);
+    for (let round = 0; round < 30; round++) {
+      // changes, some of one URL twice and some of no URL at all
+      const changes = Array.from({ length: 1 + pick(40) }, () => {
+        const c: Parameters<typeof frontier.update>[0][number] = { id: rng.next() < 0.05 ? 99999 : ids[pick(ids.length)], hostId: 0 };
+        if (rng.next() < 0.6) c.priority = pick(20) / 4;
+        if (rng.next() < 0.3) c.life = pick(5);
+        if (rng.next() < 0.2) c.inlinks = pick(9);
+        if (rng.next() < 0.1) c.state = rng.next() < 0.5 ? UrlState.QUEUED : UrlState.PRUNED;
+        return c;
+      });
+      const dup = changes[pick(changes.length)];
+      changes.push({ ...dup, priority: pick(20) / 4, life: undefined });
+      frontier.update(changes);
+      for (const c of changes) {
+        const r = rows.get(c.id);
+        if (!r) continue;
+        // (a URL released without an outcome is IN_FLIGHT on disk: a change to QUEUED queues it again)
+        r.priority = c.priority ?? r.priority;
+        r.life = c.life ?? r.life;
+        r.state = c.state ?? r.state;
+        r.inlinks = c.inlinks ?? r.inlinks;
+      }
+      const updates = Array.from({ length: pick(60) }, () => ({ id: ids[pick(ids.length)], priority: pick(20) / 4 }));
+      if (updates.length) updates.push({ id: updates[0].id, priority: pick(20) / 4 });
+      frontier.reprioritize(updates);
+      for (const u of updates) if (rows.get(u.id)!.state === UrlState.QUEUED) rows.get(u.id)!.priority = u.priority;
+      const k = pick(12);
+      const want = best(k);
+      const got: string[] = [];
+      for (let i = 0; i < k; i++) {
+        const n = frontier.next(0);
+        if (n.kind !== 'url') break;
+        got.push(n.item.url);
+        frontier.release(n.item, 0);
+        rows.get(n.item.id)!.state = UrlState.IN_FLIGHT;
+      }
+      expect(got).toEqual(want);
+    }
+    const stored = store.db.prepare('SELECT id, priority, life, state, inlinks FROM urls').all() as { id: number; priority: number; life: number; state: number; inlinks: number }[];
+    for (const s of stored) {
+      const r = rows.get(s.id)!;
+      expect({ id: s.id, priority: s.priority, life: s.life, state: s.state, inlinks: s.inlinks }).toEqual({ id: s.id, priority: r.priority, life: r.life, state: r.state, inlinks: r.inlinks });
+    }
+    store.close();
+  });
+});

@@ -110,3 +110,31 @@ describe('SqliteStore', () => {
     store.close();
   });
 });
+
+describe('SqliteStore host counts in a group commit', () => {
+  it('adds up the pages and errors of a group per host and writes them with the group, as one UPDATE per page would', () => {
+    const path = join(tmpDir(), 'bumps.db');
+    const store = new SqliteStore(path, { commitEveryMs: 60_000, commitEveryPages: 150 });
+    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+    const hosts = Array.from({ length: 70 }, (_, i) => frontier.hostId(`h${i}.test`));
+    const reader = new Database(path, { readonly: true });
+    const read = () => new Map((reader.prepare('SELECT id, fetched, errors FROM hosts').all() as { id: number; fetched: number; errors: number }[]).map((r) => [r.id, [r.fetched, r.errors]]));
+    const want = new Map(hosts.map((h) => [h, [0, 0]]));
+    let x = 7;
+    for (let page = 1; page <= 320; page++) {
+      x = (x * 48271) % 2147483647;
+      const h = hosts[x % hosts.length];
+      const err = x % 3 === 0 ? 1 : 0;
+      store.transaction(() => store.bumpHost(h, 1, err));
+      want.get(h)![0] += 1;
+      want.get(h)![1] += err;
+      // every 150 pages (over more than 64 hosts: two UPDATEs) the group commits: then another connection sees exactly the counts so far
+      if (page % 150 === 0) expect(read()).toEqual(want);
+      if (page === 149) expect(read().get(h)).toEqual([0, 0]);
+    }
+    // the last, open group is written when the store closes
+    store.close();
+    expect(read()).toEqual(want);
+    reader.close();
+  });
+});
