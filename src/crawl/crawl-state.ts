@@ -54,7 +54,7 @@ export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy,
     if (max !== null) strategy.resume?.({ maxPriority: max, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db), linkedHistory: () => fetchLinkedHistory(store.db), queued: () => queuedUrls(store.db), scoreText: lazyScoreText(cfg, parseFeedback(store.getMeta(FEEDBACK_META_KEY))) });
     const door = new EmbeddedFrontier(frontier, {
       maxPages: cfg.limits.max_pages, maxPagesPerHost: cfg.limits.max_pages_per_host, counted: counts.fetched, hostCounted: new Map(hostFetchedCounts(store.db).map((r) => [r.id, r.fetched])),
-    }, (fn) => store.transaction(fn, false));
+    }, (fn) => store.joinGroup(fn));
     return { store: new CrawlFileStore(store), frontier: door, file: store, local: frontier, strategy, resumed };
   } catch (err) {
     closeCrawlState({ file: store, local: frontier }, err);

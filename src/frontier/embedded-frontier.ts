@@ -25,8 +25,8 @@ export class EmbeddedFrontier implements Frontier {
   private held = 0;
 
   /**
-   * `write` runs the frontier's writes in the store's transaction (SqliteStore.transaction: the
-   * group commit that the page records join), as they share the connection.
+   * `write` runs the frontier's writes in the store's transaction (SqliteStore.joinGroup: the
+   * group commit that the page records join, without a savepoint of their own), as they share the connection.
    */
   constructor(
     readonly local: SqliteFrontier,

@@ -100,6 +100,20 @@ export class SqliteStore implements SyncStore {
    * between pages join the group without counting.
    */
   transaction<T>(fn: () => T, page = true): T {
+    return this.inGroup(() => this.run(fn), page);
+  }
+
+  /**
+   * Runs `fn` inside the group's transaction without a savepoint of its own (two SQLite calls
+   * less): for writes that need not be all or nothing, such as the frontier's (its memory changes
+   * with them, so a rollback of the unit alone would not make it whole anyway; a failure is a
+   * broken store). Without group commit, it is {@link transaction} (one commit, not one per statement).
+   */
+  joinGroup<T>(fn: () => T): T {
+    return this.commitEveryMs > 0 ? this.inGroup(fn, false) : this.transaction(fn, false);
+  }
+
+  private inGroup<T>(fn: () => T, page: boolean): T {
     if (this.deferred) throw this.deferred;
     try {
       if (this.commitEveryMs > 0 && !this.batchOpen) {
@@ -114,7 +128,7 @@ export class SqliteStore implements SyncStore {
         }, this.commitEveryMs);
         this.batchTimer.unref();
       }
-      const result = this.run(fn);
+      const result = fn();
       if (this.batchOpen && page && ++this.batchPages >= this.commitEveryPages) this.commit();
       else if (!this.batchOpen) this.checkpointer?.afterCommit();
       return result;
