@@ -1,9 +1,11 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
+#!/usr/bin/env node
 // Entry point of the `topicrawl` command: the compiled CLI (dist/, see runtime.js) when it is up to
 // date with the sources, else the TypeScript sources through tsx's ESM loader (1-3 s more to start).
 // TOPICRAWL_FROM_SOURCE=1 runs the sources even when dist/ is fresh (scripts/bench-startup.ts).
-// The larger young generation (64 MB semi-spaces) keeps the short-lived objects of link batches out
-// of the old generation: at 10 million queued URLs peak RSS 1,251 MB → 911 MB (scripts/bench-frontier.ts).
+// Node's default young generation (16 MB semi-spaces), for every command: a 20,000-page crawl peaks at
+// 386-388 MB with it and 506-517 MB with --max-semi-space-size=64, at the same speed. The larger one
+// pays only with millions of queued URLs (10 million: 1,251 MB → 911 MB, scripts/bench-frontier.ts):
+// NODE_OPTIONS=--max-semi-space-size=64 there (README, Benchmarks).
 import { fileURLToPath } from 'node:url';
 import { distIsFresh } from './runtime.js';
 
