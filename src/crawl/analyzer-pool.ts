@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { TopicrawlError } from '../errors.js';
-import { createAnalyzer, type AnalysisConfig, type AnalysisInput, type PageAnalysis } from './page-analysis.js';
+import type { AnalysisConfig, AnalysisInput, PageAnalysis } from './page-analysis.js';
 
 interface Slot {
   w: Worker;
@@ -30,11 +30,12 @@ const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? '../crawl/page-wo
 export class AnalyzerPool {
   private readonly workers: Slot[] = [];
   private readonly pending = new Map<number, { resolve: (a: PageAnalysis) => void; reject: (e: Error) => void; slot: Slot }>();
-  private inline: ((i: AnalysisInput) => PageAnalysis) | null;
+  /** `workers: 0`: the analysis in this thread (page-analysis.js, parse5 and the decoders, loaded then only) */
+  private inline: Promise<(i: AnalysisInput) => PageAnalysis> | null;
   private nextId = 1;
 
   constructor(private readonly cfg: AnalysisConfig, workers = AnalyzerPool.defaultWorkers()) {
-    this.inline = workers > 0 ? null : createAnalyzer(cfg);
+    this.inline = workers > 0 ? null : AnalyzerPool.inlineAnalyzer(cfg);
     for (let i = 0; i < workers; i++) {
       const w = new Worker(WORKER_ENTRY, { workerData: cfg });
       let loaded!: () => void;
@@ -57,6 +58,11 @@ export class AnalyzerPool {
     }
   }
 
+  private static async inlineAnalyzer(cfg: AnalysisConfig): Promise<(i: AnalysisInput) => PageAnalysis> {
+    const { createAnalyzer } = await import('./page-analysis.js');
+    return createAnalyzer(cfg);
+  }
+
   static defaultWorkers(): number {
     return Math.max(1, Math.min(4, availableParallelism()));
   }
@@ -67,17 +73,19 @@ export class AnalyzerPool {
    * (already sent to a thread) keeps the keywords it was sent with.
    */
   setKeywords(keywords: Record<string, number>): void {
-    if (this.inline) this.inline = createAnalyzer({ ...this.cfg, keywords: { ...keywords } });
+    if (this.inline) this.inline = AnalyzerPool.inlineAnalyzer({ ...this.cfg, keywords: { ...keywords } });
     for (const s of this.workers) s.w.postMessage({ keywords });
   }
 
   analyze(input: AnalysisInput): Promise<PageAnalysis> {
     if (this.inline) {
-      try {
-        return Promise.resolve(this.inline(input));
-      } catch (err) {
-        return Promise.reject(new TopicrawlError('E_PARSE', err instanceof Error ? err.message : String(err)));
-      }
+      return this.inline.then((analyze) => {
+        try {
+          return analyze(input);
+        } catch (err) {
+          throw new TopicrawlError('E_PARSE', err instanceof Error ? err.message : String(err));
+        }
+      });
     }
     let slot = this.workers[0];
     for (const s of this.workers) if (s.busy < slot.busy) slot = s;

@@ -15,7 +15,6 @@ import { RobotsGate } from './robots-gate.js';
 import { RobotsStep } from './robots-step.js';
 import type { ScopeDecision } from '../url/scope.js';
 import { analysisConfig, fetcherOptions, normalizeOptions, retrySettings, scopeOf } from './crawl-settings.js';
-import { seedFromSitemaps } from './sitemap-seeds.js';
 import { closeCrawlState, openCrawlState } from './crawl-state.js';
 import { Serial } from './serial.js';
 import { LookupGate } from './lookup-gate.js';
@@ -24,6 +23,7 @@ import type { CrawlBackend, CrawlerOptions, CrawlSummary } from './crawl-types.j
 import { CrawlStats } from './crawl-stats.js';
 import { processFetch, recordedUrl, strategyHears, type ProcessorDeps } from './page-processor.js';
 import { seedFrontier } from './seeds.js';
+import { seedFromSitemaps } from './sitemap-seeds.js';
 import { nearDupIndexOf } from './near-dup-setup.js';
 import { FeedbackTrigger } from './feedback-trigger.js';
 

@@ -4,7 +4,7 @@ import { scoredPageCount } from '../store/feedback-pages.js';
 import type { CrawlFileStore } from '../store/crawl-file-store.js';
 import type { Config } from '../topic/config.js';
 import type { AnalyzerPool } from './analyzer-pool.js';
-import { chooseFeedback, FEEDBACK_META_KEY, parseFeedback, withFeedbackKeywords, type FeedbackRecord } from './relevance-feedback.js';
+import { FEEDBACK_META_KEY, parseFeedback, withFeedbackKeywords, type FeedbackRecord } from './relevance-feedback.js';
 
 /**
  * When relevance feedback (`relevance.feedback`) chooses its terms in a crawl, and from then on
@@ -54,6 +54,7 @@ export class FeedbackTrigger {
     let rec: FeedbackRecord | null;
     try {
       rec = await serial(async () => {
+        const { chooseFeedback } = await import('./feedback-choose.js');
         const r = chooseFeedback(this.store.file.db, this.cfg, this.store.file.counters().fetched);
         if (r) await this.store.setMeta({ [FEEDBACK_META_KEY]: JSON.stringify(r) });
         return r;

@@ -5,11 +5,10 @@ import { decodeHtml } from '../fetch/charset.js';
 import { CldDetector } from '../lang/cld-detector.js';
 import { memoPrepare, type PrepareFn } from '../relevance/keyword-matcher.js';
 import { Parse5Parser } from '../parse/html-parser.js';
-import { ClassifierScorer } from '../relevance/classifier-scorer.js';
-import { KeywordScorer, type KeywordModel } from '../relevance/keyword-scorer.js';
+import type { KeywordModel } from '../relevance/keyword-scorer.js';
+import { createPageScorer, memoScoreText, type TextScorer } from './page-scorer.js';
 import type { LogisticModelData } from '../relevance/logistic-model.js';
 import type { ParsedPage } from '../parse/parser.js';
-import type { RelevanceScorer } from '../relevance/relevance-scorer.js';
 import { compressBody } from '../store/body-codec.js';
 import { hostKey } from '../url/host.js';
 import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
@@ -186,36 +185,4 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
   };
 }
 
-/** The page scorer of an analysis configuration: keywords, or the classifier blended with them. */
-export function createPageScorer(cfg: Pick<AnalysisConfig, 'keywords' | 'fields' | 'model' | 'classifier'>): TextScorer {
-  const keywords = new KeywordScorer({ keywords: cfg.keywords, fields: cfg.fields, model: cfg.model });
-  return cfg.classifier ? new ClassifierScorer(cfg.classifier.model, keywords, cfg.classifier.weight) : keywords;
-}
-
-/** A page scorer that also scores short texts (anchor text, link context). */
-export interface TextScorer extends RelevanceScorer {
-  /** The page's score; `prepare` (a memoPrepare) lets the caller reuse the prepared texts afterwards. */
-  score(doc: Parameters<RelevanceScorer['score']>[0], prepare?: PrepareFn): number;
-  scoreText(text: string): number;
-}
-
-/** Texts remembered by {@link memoScoreText}; the memo starts over when full. */
-const MEMO_SIZE = 4096;
-
-/**
- * The scorer's scoreText (keywords) with a small memo: navigation links repeat the same anchors and contexts
- * on every page of a site, so most link texts are scored once per worker.
- */
-export function memoScoreText(scorer: TextScorer): (text: string) => number {
-  const memo = new Map<string, number>();
-  return (text) => {
-    if (text.length === 0) return 0;
-    let v = memo.get(text);
-    if (v === undefined) {
-      if (memo.size >= MEMO_SIZE) memo.clear();
-      v = scorer.scoreText(text);
-      memo.set(text, v);
-    }
-    return v;
-  };
-}
+export { createPageScorer, memoScoreText, type TextScorer };

@@ -1,6 +1,5 @@
 import type { Fetcher } from '../fetch/fetcher.js';
 import type { RobotsCache } from '../fetch/robots.js';
-import { SitemapReader } from '../fetch/sitemap.js';
 import type { Frontier } from '../frontier/frontier.js';
 import type { Strategy } from '../strategy/strategy.js';
 import { hostKey } from '../url/host.js';
@@ -76,6 +75,8 @@ export async function seedFromSitemaps(d: SitemapSeedDeps): Promise<SitemapSeedR
   }
   const unique = [...new Set(list.map((u) => tryNormalizeUrl(u, d.normalize) ?? u))];
   if (unique.length === 0) return { sitemapsRead: 0, found: 0, added: 0, errors: [], contacted, entries: [] };
+  // (loaded only now: the sitemap decoders bring iconv-lite's tables, which most crawls' start need not compile)
+  const { SitemapReader } = await import('../fetch/sitemap.js');
   const read = await new SitemapReader(fetcher, { maxUrls: d.maxUrls, maxDepth: d.maxDepth }).read(unique);
   const entries: SitemapSeedResult['entries'] = [];
   const seeds: { url: string; depth: number; note: string }[] = [];

@@ -10,7 +10,18 @@
  * is harmless for matching because keywords and text are folded the same way. Only BMP characters
  * are mapped; everything else (Latin, punctuation, rare supplementary ideographs) passes through.
  */
-import { Locale } from 'opencc-js';
+import { createRequire } from 'node:module';
+
+/**
+ * opencc-js (2.3 MB of dictionaries) is loaded on the first text with a character at U+3400 or
+ * above, not when this module is imported: most crawls never see one, and compiling it cost every
+ * crawl's start ~50 ms. Its CommonJS build, so the load can be synchronous (and the bundle leaves it in
+ * node_modules).
+ */
+type OpenccLocale = { from: Record<string, readonly (readonly DictLike[])[] | undefined>; to: Record<string, readonly (readonly DictLike[])[] | undefined> };
+function opencc(): { Locale: OpenccLocale } {
+  return createRequire(import.meta.url)('opencc-js') as { Locale: OpenccLocale };
+}
 
 type DictLike = string | readonly (readonly [string, string])[];
 
@@ -29,6 +40,7 @@ function charEntries(dict: DictLike, into: Map<number, number>): void {
 }
 
 function buildTable(): Uint16Array {
+  const { Locale } = opencc();
   const variants = new Map<number, number>();
   for (const region of ['tw', 'hk'] as const) {
     for (const group of Locale.from[region] ?? []) for (const dict of group) charEntries(dict, variants);
@@ -64,14 +76,18 @@ export function foldTable(): Uint16Array {
 
 /** Folds traditional / variant Chinese characters to simplified; returns `text` itself if nothing changes. */
 export function foldChinese(text: string): string {
-  const table = foldTable();
   const n = text.length;
   let i = 0;
+  let table = TABLE;
   for (; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (c >= 0x3400 && table[c] !== 0) break;
+    if (c >= 0x3400) {
+      // (the table, and opencc-js with it, only once such a character comes)
+      table ??= foldTable();
+      if (table[c] !== 0) break;
+    }
   }
-  if (i === n) return text;
+  if (i === n || !table) return text;
   const buf = new Uint16Array(n);
   for (let j = 0; j < i; j++) buf[j] = text.charCodeAt(j);
   for (; i < n; i++) {
