@@ -30,7 +30,7 @@ const CHUNKED = 'chunked:';
  */
 export class RunStore {
   private readonly db: Database.Database;
-  private readonly st: { insert: Database.Statement; run: Database.Statement; drop: Database.Statement };
+  private readonly st: { insert: Database.Statement; chain: Database.Statement; dropMany: Database.Statement };
   /** per host: its newest run (each run row links to the host's previous one, so no index is needed) */
   private readonly newest = new Map<number, number>();
   /** per host: buffered entries, flat [priority, seq, id, …] */
@@ -56,8 +56,12 @@ export class RunStore {
                   CREATE TABLE IF NOT EXISTS saved_hosts (host INTEGER PRIMARY KEY, newest INTEGER NOT NULL, on_disk INTEGER NOT NULL);`);
     this.st = {
       insert: this.db.prepare('INSERT INTO runs (prev, data) VALUES (?, ?)'),
-      run: this.db.prepare('SELECT prev, data FROM runs WHERE id = ?'),
-      drop: this.db.prepare('DELETE FROM runs WHERE id = ?'),
+      // a host's runs, newest first, in one statement (each names the one before it), and their removal in one
+      chain: this.db.prepare(
+        `WITH RECURSIVE chain(id, prev, data) AS (SELECT id, prev, data FROM runs WHERE id = ?
+           UNION ALL SELECT r.id, r.prev, r.data FROM runs r JOIN chain c ON r.id = c.prev) SELECT id, data FROM chain`,
+      ),
+      dropMany: this.db.prepare('DELETE FROM runs WHERE id IN (SELECT value FROM json_each(?))'),
     };
     // one transaction for the whole life of the store: nothing here needs to reach the disk
     this.db.exec('BEGIN');
@@ -83,11 +87,14 @@ export class RunStore {
     // gather the host's entries in one buffer (runs as stored, buffered ones packed), then sort an
     // index: no object per entry, only for the few handed out
     const parts: Buffer[] = [];
-    for (let id = this.newest.get(host) ?? 0; id !== 0; ) {
-      const r = this.st.run.get(id) as { prev: number; data: Buffer };
-      parts.push(r.data);
-      this.st.drop.run(id);
-      id = r.prev;
+    const newest = this.newest.get(host) ?? 0;
+    if (newest !== 0) {
+      const ids: number[] = [];
+      for (const r of this.st.chain.all(newest) as { id: number; data: Buffer }[]) {
+        ids.push(r.id);
+        parts.push(r.data);
+      }
+      this.st.dropMany.run(JSON.stringify(ids));
     }
     this.newest.delete(host);
     this.onDisk.delete(host);

@@ -6,6 +6,7 @@ import { CrawlLock } from './crawl-lock.js';
 import { assertCrawlFileOrNothing, CRAWL_FILE_SIDES, openDatabase, storeError } from './open-database.js';
 import { crawlTotals } from './crawl-report.js';
 import { SegmentRows } from './segment-rows.js';
+import { ContentHashFilter } from './content-hash-filter.js';
 import { HostBumps } from './host-bumps.js';
 import { ROBOTS_UNREACHABLE_KEY, UrlState } from './schema.js';
 import type { HostRef, MetricsRow, PageOutcome, PageRecord, ResponseRecord, SyncStore, StoreCounters } from './store.js';
@@ -26,6 +27,7 @@ export class SqliteStore implements SyncStore {
   private readonly checkpointer: Checkpointer | null = null;
   private readonly lock: CrawlLock | null = null;
   private readonly hostBumps: HostBumps;
+  private readonly contentHashes: ContentHashFilter;
 
   /**
    * Group commit: page transactions are savepoints inside one SQLite transaction that is committed
@@ -87,6 +89,7 @@ export class SqliteStore implements SyncStore {
     };
     this.fetchSeq = ((this.st.maxSeq.get() as { m: number | null }).m ?? 0) + 1;
     this.hostBumps = new HostBumps(db);
+    this.contentHashes = new ContentHashFilter(db);
     const txn = db.transaction((fn: () => unknown) => fn());
     this.run = <T>(fn: () => T) => txn(fn) as T;
   }
@@ -268,6 +271,7 @@ export class SqliteStore implements SyncStore {
   }
 
   findByContentHash(hash: Buffer): number | undefined {
+    if (!this.contentHashes.mayHold(hash)) return undefined;
     return (this.st.byContent.get(hash) as { id: number } | undefined)?.id;
   }
 

@@ -138,3 +138,32 @@ describe('SqliteStore host counts in a group commit', () => {
     reader.close();
   });
 });
+
+describe('SqliteStore content hashes', () => {
+  it('finds a page by content hash however the hash was written, before or after the first lookup, and nothing else', () => {
+    const path = join(tmpDir(), 'hashes.db');
+    const store = new SqliteStore(path, { commitEveryMs: 0 });
+    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+    const urls = ['http://a.test/1', 'http://a.test/2', 'http://b.test/3', 'http://b.test/4'];
+    const ids = frontier.add(urls.map((url) => ({ hash: urlHash(url), url, host: new URL(url).host, depth: 0, priority: 0, life: 3, parentId: null, anchor: null })));
+    const h = (n: number) => Buffer.alloc(16, n);
+    const outcome = (urlId: number, contentHash: Buffer) => store.transaction(() => store.recordOutcome({
+      urlId, state: UrlState.FETCHED, status: 200, error: null, relevance: 0.5, relevant: true, contentHash, fetchedAt: 1, fetchSeq: urlId, fetchPriority: 0,
+    }));
+    outcome(ids[0], h(1)); // before the first lookup: read from the file
+    expect(store.findByContentHash(h(1))).toBe(ids[0]);
+    expect(store.findByContentHash(h(2))).toBeUndefined();
+    outcome(ids[1], h(2)); // after it: seen by the trigger
+    expect(store.findByContentHash(h(2))).toBe(ids[1]);
+    // written by another writer on the connection (as revisits do), and a near miss in the first bytes
+    store.db.prepare('UPDATE urls SET content_hash = ?, state = 2 WHERE id = ?').run(h(3), ids[2]);
+    expect(store.findByContentHash(h(3))).toBe(ids[2]);
+    const near = Buffer.from(h(3));
+    near[15] = 9;
+    expect(store.findByContentHash(near)).toBeUndefined();
+    // a hash of a page not fetched (state other than FETCHED) is not a duplicate's original
+    store.db.prepare('UPDATE urls SET content_hash = ? WHERE id = ?').run(h(4), ids[3]);
+    expect(store.findByContentHash(h(4))).toBeUndefined();
+    store.close();
+  });
+});
