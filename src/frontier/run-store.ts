@@ -81,7 +81,7 @@ export class RunStore {
 
   /**
    * Removes and returns a host's best `limit` entries, best first, skipping those `skip` rejects
-   * (they are dropped). The rest stays, as one run.
+   * (they are dropped). The rest stays: in the memory buffer while it has room, else as one run.
    */
   take(host: number, limit: number, skip: (id: number) => boolean): Candidate[] {
     // gather the host's entries in one buffer (runs as stored, buffered ones packed), then sort an
@@ -119,11 +119,24 @@ export class RunStore {
     order.sort((x, y) => prio[y] - prio[x] || seq[x] - seq[y]);
     const best: Candidate[] = [];
     for (let k = 0; k < Math.min(limit, order.length); k++) best.push({ priority: prio[order[k]], seq: seq[order[k]], id: ids[order[k]] });
-    if (order.length > limit) {
-      const rest = Buffer.allocUnsafe((order.length - limit) * ENTRY);
+    const left = order.length - limit;
+    if (left > 0 && this.bufferedTotal + left < this.bufferEntries) {
+      // the rest stays in memory while the buffer has room (the next refill then reads no run; the
+      // buffer's bound still holds: a spill writes it out with the rest)
+      const rest: number[] = new Array(left * 3);
+      for (let k = limit, o = 0; k < order.length; k++) {
+        const i = order[k];
+        rest[o++] = prio[i];
+        rest[o++] = seq[i];
+        rest[o++] = ids[i];
+      }
+      this.buffered.set(host, rest);
+      this.bufferedTotal += left;
+    } else if (left > 0) {
+      const rest = Buffer.allocUnsafe(left * ENTRY);
       for (let k = limit, o = 0; k < order.length; k++, o += ENTRY) all.copy(rest, o, order[k] * ENTRY, order[k] * ENTRY + ENTRY);
       this.append(host, rest);
-      this.onDisk.set(host, order.length - limit);
+      this.onDisk.set(host, left);
     }
     return best;
   }
