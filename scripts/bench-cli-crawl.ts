@@ -49,6 +49,8 @@ export interface CliCrawlResult {
   peakRssMb: number;
   sqlite: Record<string, number>;
   sqliteCalls: number;
+  /** the share of the time since its event loop started that the main thread was busy (event loop utilisation; null: not reported) */
+  mainThreadBusy: number | null;
   /** the most called statements (SQL cut at 90 characters) and their calls */
   sqliteTop: Record<string, number>;
 }
@@ -89,8 +91,9 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     const summary = JSON.parse(stdout) as { fetched: number; strategy: string };
     const served = await o.server.window();
     if (summary.fetched === 0 || served.count === 0) throw new Error('the crawl fetched no page: no figure');
-    const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { thread: string; sqlite: Record<string, number>; sqliteTop?: Record<string, number>; usage?: NodeJS.ResourceUsage });
-    const usage = lines.find((l) => l.thread === 'main')?.usage;
+    const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { thread: string; sqlite: Record<string, number>; sqliteTop?: Record<string, number>; usage?: NodeJS.ResourceUsage; elu?: { utilization: number } });
+    const mainLine = lines.find((l) => l.thread === 'main');
+    const usage = mainLine?.usage;
     if (!usage) throw new Error('the probe wrote no resource usage from the main thread');
     const sqlite: Record<string, number> = {};
     const sqliteTop: Record<string, number> = {};
@@ -109,6 +112,7 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
       afterLastRequestMs: t0 + processS * 1000 - served.last,
       cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
       peakRssMb: usage.maxRSS / 1024,
+      mainThreadBusy: mainLine?.elu?.utilization ?? null,
       sqlite,
       sqliteCalls: Object.values(sqlite).reduce((s, v) => s + v, 0),
       sqliteTop,

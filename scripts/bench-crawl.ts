@@ -98,6 +98,7 @@ try {
     cpu_s: +(c.cpuMs / 1000).toFixed(2),
     cpu_ms_per_page: +(c.cpuMs / c.fetched).toFixed(2),
     peak_rss_mb: +c.peakRssMb.toFixed(0),
+    main_thread_busy: c.mainThreadBusy === null ? null : +c.mainThreadBusy.toFixed(2),
     sqlite_calls: c.sqliteCalls,
     sqlite_calls_per_page: +(c.sqliteCalls / c.fetched).toFixed(1),
     sqlite_calls_by_method: c.sqlite,

@@ -8,8 +8,10 @@
 //   increment and one extra call each (well under a microsecond), and the count says how many calls
 //   the crawl makes, whatever their cost;
 // - at exit, writes one JSON line to BENCH_PROBE_OUT (appended, one line per thread that loaded this
-//   file): the thread, its SQLite call counts and, from the main thread, process.resourceUsage()
-//   (CPU time of all the process's threads, peak RSS: getrusage(RUSAGE_SELF), kernel figures).
+//   file): the thread, its SQLite call counts (in all and by statement) and, from the main thread,
+//   its event loop utilisation (performance.eventLoopUtilization(): the share of the time since its
+//   event loop started that the main thread was busy) and process.resourceUsage() (CPU time of all
+//   the process's threads, peak RSS: getrusage(RUSAGE_SELF), kernel figures).
 import { appendFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isMainThread, threadId } from 'node:worker_threads';
@@ -53,7 +55,7 @@ if (out) {
   }
   process.on('exit', () => {
     const top = [...bySql].sort((x, y) => y[1] - x[1]).slice(0, 25);
-    const line = { thread: isMainThread ? 'main' : threadId, sqlite: counts, sqliteTop: Object.fromEntries(top), ...(isMainThread ? { usage: process.resourceUsage() } : {}) };
+    const line = { thread: isMainThread ? 'main' : threadId, sqlite: counts, sqliteTop: Object.fromEntries(top), ...(isMainThread ? { usage: process.resourceUsage(), elu: performance.eventLoopUtilization() } : {}) };
     appendFileSync(out, `${JSON.stringify(line)}\n`);
   });
 }
