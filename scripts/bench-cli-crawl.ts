@@ -28,6 +28,8 @@ export interface CliCrawlOptions {
   sets: string[];
   /** Write WARC files too (`--warc` into the temporary folder). */
   warc?: boolean;
+  /** Write V8 CPU profiles of the crawl's threads into this folder (node --cpu-prof; the #! line's flags are then not applied). */
+  cpuProfDir?: string;
 }
 
 export interface CliCrawlResult {
@@ -82,7 +84,9 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     const t0 = Date.now();
     const p0 = performance.now();
     // bin/topicrawl.js itself, so that its #! line's node flags apply as they do for a user
-    const child = spawn(join(root, 'bin/topicrawl.js'), args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = o.cpuProfDir
+      ? spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir), join(root, 'bin/topicrawl.js'), ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] })
+      : spawn(join(root, 'bin/topicrawl.js'), args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout!.on('data', (d) => (stdout += d));
     const code = await new Promise<number | null>((ok) => child.on('close', (c) => ok(c)));

@@ -2,7 +2,7 @@
  * Crawl benchmark (issues 2 and 16): the product as users run it, against a bare crawl loop, in one run.
  *
  *   npx tsx scripts/bench-crawl.ts [--corpus corpora/synth] [--topic topics/synth-astronomy.yaml]
- *       [--pages 6000] [--concurrency 16] [--strategy NAME] [--robots] [--bare-runs 3] [--warc] [--set KEY=VALUE ...]
+ *       [--pages 6000] [--concurrency 16] [--strategy NAME] [--robots] [--bare-runs 3] [--warc] [--cpu-prof DIR] [--set KEY=VALUE ...]
  *
  * 1. The corpus (generated with seed 1 if its folder does not exist) is served by a process of its
  *    own: nginx when /usr/sbin/nginx exists, else topicrawl's corpus server (scripts/bench-server.ts;
@@ -39,6 +39,7 @@ const { values: a } = parseArgs({
     robots: { type: 'boolean', default: false },
     'bare-runs': { type: 'string', default: '3' },
     warc: { type: 'boolean' },
+    'cpu-prof': { type: 'string' },
     set: { type: 'string', multiple: true, default: [] },
   },
 });
@@ -61,7 +62,7 @@ const server = await startBenchServer(a.corpus!);
 process.stderr.write(`serving ${corpus.hosts.length} hosts with ${server.label} on 127.0.0.1:${server.port}\n`);
 try {
   // 1. the crawl, as a user runs it
-  const c = await runCliCrawl({ topic: a.topic!, hosts: corpus.hosts, server, maxPages: Number(a.pages), strategy: a.strategy, sets, warc: a.warc });
+  const c = await runCliCrawl({ topic: a.topic!, hosts: corpus.hosts, server, maxPages: Number(a.pages), strategy: a.strategy, sets, warc: a.warc, cpuProfDir: a['cpu-prof'] });
   const crawlRate = c.fetched / c.crawlS;
 
   // 2. the bare loop: same server, seeds, requests in flight and page count (median of N runs)

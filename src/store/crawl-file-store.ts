@@ -3,9 +3,9 @@ import type { HostRef, MetricsRow, PageRecord, Store, StoreCounters } from './st
 import { UrlState } from '../frontier/url-state.js';
 
 /**
- * The {@link Store} door on a SQLite crawl file (SqliteStore). A page's record is one savepoint in
- * the store's group commit (all or nothing); calls run synchronously and resolve at once. In a
- * segment of a shared crawl (`segment`), the URL rows a record is about (the page, its link
+ * The {@link Store} door on a SQLite crawl file (SqliteStore). A page's record is all or nothing
+ * within the store's group commit (a failure rolls the whole group back: SqliteStore.pageUnit);
+ * calls run synchronously and resolve at once. In a segment of a shared crawl (`segment`), the URL rows a record is about (the page, its link
  * targets) and its host are written first under the frontier's ids, as the file has no frontier of
  * its own.
  */
@@ -47,7 +47,7 @@ export class CrawlFileStore implements Store {
   /** {@link Store.recordPage}, synchronously (for callers already in the store's transaction). */
   recordPageNow(rec: PageRecord): number | null {
     const f = this.file;
-    return f.transaction(() => {
+    return f.pageUnit(() => {
       if (this.opts.segment) f.ensureUrls(rec);
       const fetchSeq = rec.fetched === false ? null : f.nextFetchSeq();
       const u = rec.url;

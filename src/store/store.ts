@@ -17,7 +17,8 @@ import type { UrlState } from '../frontier/url-state.js';
  *   (the page, its link targets) under those ids, so segments merge by id.
  * - **Resume** reads the file's counters, the hosts' page counts and the history the strategies
  *   replay (crawl-history.ts), which are exactly what was recorded.
- * - A broken store fails with `TopicrawlError('E_STORE')`: fatal for the crawl.
+ * - A broken store fails with `TopicrawlError('E_STORE')`: fatal for the crawl. A record that fails
+ *   part-way leaves nothing of its group (the SQLite store rolls the whole group back, as a crash would).
  */
 export interface Store {
   readonly path: string;

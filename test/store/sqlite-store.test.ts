@@ -83,6 +83,36 @@ describe('SqliteStore', () => {
     reader.close();
   });
 
+  it('records a page without a savepoint of its own; a record that fails part-way rolls its whole group back (E_STORE), waiters told', async () => {
+    const path = join(tmpDir(), 'p.db');
+    const store = new SqliteStore(path, { commitEveryMs: 10_000, commitEveryPages: 1000 });
+    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+    const reader = openDatabase(path, { readonly: true });
+    const count = () => (reader.prepare('SELECT COUNT(*) AS n FROM urls').get() as { n: number }).n;
+    const sql: string[] = [];
+    const exec = store.db.exec.bind(store.db);
+    store.db.exec = (s: string) => (sql.push(s), exec(s));
+    store.pageUnit(() => {
+      frontier.add([{ hash: urlHash('http://a.test/'), url: 'http://a.test/', host: 'a.test', depth: 0, priority: 1, life: 3, parentId: null, anchor: null }]);
+    });
+    expect(sql).toEqual(['BEGIN']); // the group's BEGIN, no SAVEPOINT
+    const durable = store.whenCommitted();
+    durable.catch(() => undefined);
+    // the second page's first writes went in, its last fails in SQLite (a key already there)
+    expect(() =>
+      store.pageUnit(() => {
+        frontier.add([{ hash: urlHash('http://a.test/x'), url: 'http://a.test/x', host: 'a.test', depth: 1, priority: 1, life: 3, parentId: 1, anchor: null }]);
+        store.db.prepare("INSERT INTO meta (key, value) VALUES ('k', 1)").run();
+        store.db.prepare("INSERT INTO meta (key, value) VALUES ('k', 2)").run();
+      }),
+    ).toThrow(expect.objectContaining({ code: 'E_STORE' }));
+    await expect(durable).rejects.toMatchObject({ code: 'E_STORE' });
+    expect(store.db.inTransaction).toBe(false);
+    store.close();
+    expect(count()).toBe(0); // neither page: the group went as a whole
+    reader.close();
+  });
+
   it('tells when what was recorded is committed: at once with no group open, else at the group\'s commit', async () => {
     const path = join(tmpDir(), 'w.db');
     const store = new SqliteStore(path, { commitEveryMs: 40, commitEveryPages: 3 });
