@@ -55,6 +55,9 @@ export interface CliCrawlResult {
   mainThreadBusy: number | null;
   /** the most called statements (SQL cut at 90 characters) and their calls */
   sqliteTop: Record<string, number>;
+  /** wall ms of the crawl's thread in SQLite calls, in all and for the costliest statements */
+  sqliteMs: number;
+  sqliteMsTop: Record<string, number>;
 }
 
 /** Builds dist/ when it is not a build of src/ as it is (the crawl must not run through tsx). */
@@ -95,15 +98,19 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     const summary = JSON.parse(stdout) as { fetched: number; strategy: string };
     const served = await o.server.window();
     if (summary.fetched === 0 || served.count === 0) throw new Error('the crawl fetched no page: no figure');
-    const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { thread: string; sqlite: Record<string, number>; sqliteTop?: Record<string, number>; usage?: NodeJS.ResourceUsage; elu?: { utilization: number } });
+    const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { thread: string; sqlite: Record<string, number>; sqliteTop?: Record<string, number>; sqliteMs?: number; sqliteMsTop?: Record<string, number>; usage?: NodeJS.ResourceUsage; elu?: { utilization: number } });
     const mainLine = lines.find((l) => l.thread === 'main');
     const usage = mainLine?.usage;
     if (!usage) throw new Error('the probe wrote no resource usage from the main thread');
     const sqlite: Record<string, number> = {};
     const sqliteTop: Record<string, number> = {};
+    const sqliteMsTop: Record<string, number> = {};
+    let sqliteMs = 0;
     for (const l of lines) {
       for (const [k, v] of Object.entries(l.sqlite)) sqlite[k] = (sqlite[k] ?? 0) + v;
       for (const [k, v] of Object.entries(l.sqliteTop ?? {})) sqliteTop[k] = (sqliteTop[k] ?? 0) + v;
+      for (const [k, v] of Object.entries(l.sqliteMsTop ?? {})) sqliteMsTop[k] = (sqliteMsTop[k] ?? 0) + v;
+      sqliteMs += l.sqliteMs ?? 0;
     }
     return {
       command: `bin/topicrawl.js ${args.slice(0, args.indexOf('--resolve')).join(' ')} --resolve HOST=127.0.0.1:${o.server.port} (×${o.hosts.length})`,
@@ -120,6 +127,8 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
       sqlite,
       sqliteCalls: Object.values(sqlite).reduce((s, v) => s + v, 0),
       sqliteTop,
+      sqliteMs,
+      sqliteMsTop,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -103,6 +103,8 @@ try {
     sqlite_calls: c.sqliteCalls,
     sqlite_calls_per_page: +(c.sqliteCalls / c.fetched).toFixed(1),
     sqlite_calls_by_method: c.sqlite,
+    sqlite_us_per_page: Math.round((c.sqliteMs * 1000) / c.fetched),
+    sqlite_us_per_page_by_statement: Object.fromEntries(Object.entries(c.sqliteMsTop).sort((x, y) => y[1] - x[1]).map(([k, v]) => [k, Math.round((v * 1000) / c.fetched)])),
     sqlite_calls_per_page_by_statement: Object.fromEntries(Object.entries(c.sqliteTop).sort((x, y) => y[1] - x[1]).slice(0, 15).map(([k, v]) => [k, +(v / c.fetched).toFixed(2)])),
   };
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);

@@ -8,7 +8,8 @@
 //   increment and one extra call each (well under a microsecond), and the count says how many calls
 //   the crawl makes, whatever their cost;
 // - at exit, writes one JSON line to BENCH_PROBE_OUT (appended, one line per thread that loaded this
-//   file): the thread, its SQLite call counts (in all and by statement) and, from the main thread,
+//   file): the thread, its SQLite call counts (in all and by statement), the wall time spent in them
+//   (ms, in all and for the costliest statements: performance.now() around each call) and, from the main thread,
 //   its event loop utilisation (performance.eventLoopUtilization(): the share of the time since its
 //   event loop started that the main thread was busy) and process.resourceUsage() (CPU time of all
 //   the process's threads, peak RSS: getrusage(RUSAGE_SELF), kernel figures).
@@ -21,10 +22,22 @@ if (out) {
   const counts = { run: 0, get: 0, all: 0, iterate: 0, exec: 0 };
   // the same calls by statement (its SQL, whitespace collapsed, cut at 90 characters)
   const bySql = new Map();
-  const count = (name, sql) => {
+  // and the time in them (ms, performance.now() around each call)
+  const msBySql = new Map();
+  let ms = 0;
+  // (each SQL's key made once: a regular expression per call would itself cost main-thread time)
+  const keys = new Map();
+  const keyOf = (sql) => {
+    if (typeof sql !== 'string') return '?';
+    let k = keys.get(sql);
+    if (k === undefined) keys.set(sql, (k = sql.replace(/\s+/g, ' ').slice(0, 90)));
+    return k;
+  };
+  const count = (name, k, took) => {
     counts[name]++;
-    const k = typeof sql === 'string' ? sql.replace(/\s+/g, ' ').slice(0, 90) : '?';
     bySql.set(k, (bySql.get(k) ?? 0) + 1);
+    msBySql.set(k, (msBySql.get(k) ?? 0) + took);
+    ms += took;
   };
   const root = new URL('../', import.meta.url).pathname;
   let Database = null;
@@ -37,8 +50,12 @@ if (out) {
     const wrap = (proto, name) => {
       const orig = proto[name];
       proto[name] = function (...args) {
-        count(name, name === 'exec' ? args[0] : this.source);
-        return orig.apply(this, args);
+        const t0 = performance.now();
+        try {
+          return orig.apply(this, args);
+        } finally {
+          count(name, keyOf(name === 'exec' ? args[0] : this.source), performance.now() - t0);
+        }
       };
     };
     // the Statement class comes from the native addon, which better-sqlite3 loads at the first
@@ -55,7 +72,8 @@ if (out) {
   }
   process.on('exit', () => {
     const top = [...bySql].sort((x, y) => y[1] - x[1]).slice(0, 25);
-    const line = { thread: isMainThread ? 'main' : threadId, sqlite: counts, sqliteTop: Object.fromEntries(top), ...(isMainThread ? { usage: process.resourceUsage(), elu: performance.eventLoopUtilization() } : {}) };
+    const msTop = [...msBySql].sort((x, y) => y[1] - x[1]).slice(0, 12).map(([k, v]) => [k, Math.round(v)]);
+    const line = { thread: isMainThread ? 'main' : threadId, sqlite: counts, sqliteTop: Object.fromEntries(top), sqliteMs: Math.round(ms), sqliteMsTop: Object.fromEntries(msTop), ...(isMainThread ? { usage: process.resourceUsage(), elu: performance.eventLoopUtilization() } : {}) };
     appendFileSync(out, `${JSON.stringify(line)}\n`);
   });
 }

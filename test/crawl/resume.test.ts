@@ -8,6 +8,7 @@ import type { TopicInput } from '../../src/topic/topic-schema.js';
 import { crawlCorpus, readRows } from '../helpers/crawl-corpus.js';
 import { crawlKilledAfter } from '../helpers/cli-process.js';
 import { runCli } from '../helpers/run-cli.js';
+import { COMMIT_EVERY_PAGES } from '../../src/store/sqlite-store.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
 
 /**
@@ -77,10 +78,10 @@ describe('resume', () => {
       expect(new Set(urls).size).toBe(urls.length);
       const whole = await crawlCorpus(corpus, topic, join(dir, 'whole.db'));
       expect(new Set(urls)).toEqual(new Set(whole.rows.map((r) => r.url)));
-      // on the wire, only pages of the last commit group (≤ 64 pages, ≤ 50 ms) and the request in flight
-      // at the kill can have been requested again
+      // on the wire, only pages of the last commit group (≤ COMMIT_EVERY_PAGES pages, ≤ COMMIT_EVERY_MS)
+      // and the request in flight at the kill can have been requested again
       const pages = requests.filter((r) => r.path !== '/robots.txt').map((r) => `http://${r.host}${r.path}`);
-      expect(pages.length - new Set(pages).size).toBeLessThanOrEqual(65);
+      expect(pages.length - new Set(pages).size).toBeLessThanOrEqual(COMMIT_EVERY_PAGES + 1);
     } finally {
       await server.close();
     }
