@@ -10,7 +10,7 @@ export const DEFAULT_FIELDS: Record<string, string[]> = {
 };
 
 /** Fields where a smaller figure is the better one (by the last part of the path); the rest: larger is better. */
-const LOWER_IS_BETTER = /(^|\.)(seconds|cpu_ms_per_page|cpu_s|wall_s|peak_rss_mb|max_rss|sampled|rss_mb|[a-z_]*_mb)$/;
+const LOWER_IS_BETTER = /(^|\.)(seconds|cpu_ms_per_page|cpu_s|wall_s|peak_rss_mb|max_rss|sampled|rss_mb|[a-z_]*_mb|sqlite_calls|sqlite_calls_per_page|sqlite_us_per_page|main_thread_busy|first_request_ms)$/;
 
 export function lowerIsBetter(field: string): boolean {
   return LOWER_IS_BETTER.test(field);
