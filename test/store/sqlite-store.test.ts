@@ -9,6 +9,16 @@ import { UrlState } from '../../src/frontier/url-state.js';
 import { urlHash } from '../../src/url/url-hash.js';
 import { tmpDir } from '../helpers/tmp.js';
 
+/** A store with a group commit of these bounds, a frontier on it, and a reader of the file counting its URLs. */
+function groupedStore(name: string, commitEveryMs: number, commitEveryPages: number) {
+  const path = join(tmpDir(), name);
+  const store = new SqliteStore(path, { commitEveryMs, commitEveryPages });
+  const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+  const reader = openDatabase(path, { readonly: true });
+  const count = () => (reader.prepare('SELECT COUNT(*) AS n FROM urls').get() as { n: number }).n;
+  return { store, frontier, reader, count };
+}
+
 describe('SqliteStore', () => {
   it('compresses bodies and gives them back byte for byte', () => {
     const body = Buffer.from('<html>' + '烟草 tobacco '.repeat(500) + '</html>');
@@ -56,11 +66,7 @@ describe('SqliteStore', () => {
   });
 
   it('groups page transactions: readers see whole pages only after the group commits', async () => {
-    const path = join(tmpDir(), 'g.db');
-    const store = new SqliteStore(path, { commitEveryMs: 30, commitEveryPages: 1000 });
-    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
-    const reader = openDatabase(path, { readonly: true });
-    const count = () => (reader.prepare('SELECT COUNT(*) AS n FROM urls').get() as { n: number }).n;
+    const { store, frontier, reader, count } = groupedStore('g.db', 30, 1000);
     store.transaction(() => {
       frontier.add([{ hash: urlHash('http://a.test/'), url: 'http://a.test/', host: 'a.test', depth: 0, priority: 1, life: 3, parentId: null, anchor: null }]);
     });
@@ -84,11 +90,7 @@ describe('SqliteStore', () => {
   });
 
   it('records a page without a savepoint of its own; a record that fails part-way rolls its whole group back (E_STORE), waiters told', async () => {
-    const path = join(tmpDir(), 'p.db');
-    const store = new SqliteStore(path, { commitEveryMs: 10_000, commitEveryPages: 1000 });
-    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
-    const reader = openDatabase(path, { readonly: true });
-    const count = () => (reader.prepare('SELECT COUNT(*) AS n FROM urls').get() as { n: number }).n;
+    const { store, frontier, reader, count } = groupedStore('p.db', 10_000, 1000);
     const sql: string[] = [];
     const exec = store.db.exec.bind(store.db);
     store.db.exec = (s: string) => (sql.push(s), exec(s));
@@ -114,11 +116,7 @@ describe('SqliteStore', () => {
   });
 
   it('tells when what was recorded is committed: at once with no group open, else at the group\'s commit', async () => {
-    const path = join(tmpDir(), 'w.db');
-    const store = new SqliteStore(path, { commitEveryMs: 40, commitEveryPages: 3 });
-    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
-    const reader = openDatabase(path, { readonly: true });
-    const count = () => (reader.prepare('SELECT COUNT(*) AS n FROM urls').get() as { n: number }).n;
+    const { store, frontier, reader, count } = groupedStore('w.db', 40, 3);
     await store.whenCommitted(); // nothing open
     const add = (n: number) => store.transaction(() => {
       frontier.add([{ hash: urlHash(`http://a.test/${n}`), url: `http://a.test/${n}`, host: 'a.test', depth: 0, priority: 1, life: 3, parentId: null, anchor: null }]);
