@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { TopicrawlError } from '../errors.js';
 import type { AnalysisConfig, AnalysisInput, PageAnalysis } from './page-analysis.js';
+import { unpackAnalysis, type WireAnalysis } from './analysis-wire.js';
 
 interface Slot {
   w: Worker;
@@ -43,13 +44,13 @@ export class AnalyzerPool {
       const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
       void exited.then(loaded);
       const slot: Slot = { w, busy: 0, ready, exited };
-      w.on('message', (m: { id: number; result?: PageAnalysis; error?: string; ready?: true }) => {
+      w.on('message', (m: { id: number; result?: WireAnalysis; error?: string; ready?: true }) => {
         if (m.ready) return loaded();
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
         if (--p.slot.busy === 0) p.slot.w.unref();
-        if (m.result) p.resolve(m.result);
+        if (m.result) p.resolve(unpackAnalysis(m.result));
         else p.reject(new TopicrawlError('E_PARSE', m.error ?? 'page analysis failed'));
       });
       w.on('error', (err) => this.failAll(slot, err));

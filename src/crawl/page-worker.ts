@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createAnalyzer, type AnalysisConfig, type AnalysisInput } from './page-analysis.js';
+import { packAnalysis } from './analysis-wire.js';
 
 /** Worker thread: runs page analysis for the main thread (analyzer-pool.ts). */
 let analyze = createAnalyzer(workerData as AnalysisConfig);
@@ -17,7 +18,7 @@ parentPort!.on('message', (msg: { id: number; input: AnalysisInput } | { close: 
     return;
   }
   try {
-    parentPort!.postMessage({ id: msg.id, result: analyze(msg.input) });
+    parentPort!.postMessage({ id: msg.id, result: packAnalysis(analyze(msg.input)) });
   } catch (err) {
     parentPort!.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) });
   }
