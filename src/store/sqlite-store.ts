@@ -1,6 +1,5 @@
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { TopicrawlError } from '../errors.js';
 import { Checkpointer } from './checkpointer.js';
 import { CrawlLock } from './crawl-lock.js';
 import { assertCrawlFileOrNothing, CRAWL_FILE_SIDES, openDatabase, storeError } from './open-database.js';
@@ -8,42 +7,29 @@ import { crawlTotals } from './crawl-report.js';
 import { SegmentRows } from './segment-rows.js';
 import { ContentHashFilter } from './content-hash-filter.js';
 import { HostBumps } from './host-bumps.js';
+import { COMMIT_EVERY_MS, COMMIT_EVERY_PAGES, GroupCommit } from './group-commit.js';
 import { ROBOTS_UNREACHABLE_KEY, UrlState } from './schema.js';
 import type { HostRef, MetricsRow, PageOutcome, PageRecord, ResponseRecord, SyncStore, StoreCounters } from './store.js';
 
-/**
- * The group commit's bounds (see SqliteStore): a group is committed after this many ms or pages.
- * Measured (`scripts/bench-crawl.ts`, 6,000 pages, 2026-12-03): 200 ms / 256 pages against the
- * earlier 50 / 64 halve the COMMITs' cost a page (the WAL frames of index pages that several
- * records of a group share are written once: 109 → 50 and 132 → 69 µs a page in two pairs of runs)
- * and the checkpoints'; a hard kill then loses up to 200 ms of recorded pages, fetched again on resume.
- */
-export const COMMIT_EVERY_MS = 200;
-export const COMMIT_EVERY_PAGES = 256;
+export { COMMIT_EVERY_MS, COMMIT_EVERY_PAGES } from './group-commit.js';
 
 /** {@link Store} on better-sqlite3 (synchronous, so a page's writes are one short transaction). */
 export class SqliteStore implements SyncStore {
   readonly db: Database.Database;
   private readonly st;
   private fetchSeq: number;
-  private batchOpen = false;
-  private batchPages = 0;
-  private batchTimer: NodeJS.Timeout | null = null;
-  private deferred: unknown = null;
-  /** Callers of whenCommitted() waiting for the open group's commit. */
-  private commitWaiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
-  private readonly commitEveryMs: number;
-  private readonly commitEveryPages: number;
+  private readonly group: GroupCommit;
   private readonly checkpointer: Checkpointer | null = null;
   private readonly lock: CrawlLock | null = null;
   private readonly hostBumps: HostBumps;
   private readonly contentHashes: ContentHashFilter;
 
   /**
-   * Group commit: page transactions are savepoints inside one SQLite transaction that is committed
-   * every `commitEveryMs` (default {@link COMMIT_EVERY_MS}) or `commitEveryPages` ({@link COMMIT_EVERY_PAGES}), whichever comes first, and
-   * on close. Each page stays all-or-nothing; a crash loses at most the last group, whose pages are
-   * simply fetched again on resume. `commitEveryMs: 0` commits every page.
+   * Group commit (group-commit.ts): page records run inside one SQLite transaction that is
+   * committed every `commitEveryMs` (default {@link COMMIT_EVERY_MS}) or `commitEveryPages`
+   * ({@link COMMIT_EVERY_PAGES}), whichever comes first, and on close. Each page stays
+   * all-or-nothing; a crash loses at most the last group, whose pages are simply fetched again on
+   * resume. `commitEveryMs: 0` commits every page.
    *
    * A writable store on a file holds the file's lock (crawl-lock.ts) until {@link SqliteStore.close}:
    * a second writer, in this process or another, is refused with E_IN_USE. `fresh` starts the file
@@ -54,8 +40,6 @@ export class SqliteStore implements SyncStore {
     readonly path: string,
     opts: { readonly?: boolean; commitEveryMs?: number; commitEveryPages?: number; backgroundCheckpoint?: boolean; fresh?: boolean } = {},
   ) {
-    this.commitEveryMs = opts.commitEveryMs ?? COMMIT_EVERY_MS;
-    this.commitEveryPages = opts.commitEveryPages ?? COMMIT_EVERY_PAGES;
     const onDisk = path !== ':memory:' && path !== '';
     if (!opts.readonly && onDisk) {
       assertCrawlFileOrNothing(path); // refuse another application's file before making a lock file beside it
@@ -100,12 +84,13 @@ export class SqliteStore implements SyncStore {
     this.fetchSeq = ((this.st.maxSeq.get() as { m: number | null }).m ?? 0) + 1;
     this.hostBumps = new HostBumps(db);
     this.contentHashes = new ContentHashFilter(db);
-    const txn = db.transaction((fn: () => unknown) => fn());
-    this.run = <T>(fn: () => T) => txn(fn) as T;
+    this.group = new GroupCommit(db, path, opts.commitEveryMs ?? COMMIT_EVERY_MS, opts.commitEveryPages ?? COMMIT_EVERY_PAGES, {
+      beforeCommit: () => this.hostBumps.flush(),
+      lost: () => this.hostBumps.drop(),
+      unitFailed: () => this.segment?.forget(), // its rows may have been rolled back with the unit or its group
+      committed: () => this.checkpointer?.afterCommit(),
+    });
   }
-
-  /** One better-sqlite3 transaction function for every call (building one per call cost 17% of the frontier's drain). */
-  private readonly run: <T>(fn: () => T) => T;
 
   /**
    * Runs `fn` as one all-or-nothing unit (a savepoint inside the group's transaction). `page`: it
@@ -113,7 +98,7 @@ export class SqliteStore implements SyncStore {
    * between pages join the group without counting.
    */
   transaction<T>(fn: () => T, page = true): T {
-    return this.inGroup(() => this.run(fn), page);
+    return this.group.unit(fn, page);
   }
 
   /**
@@ -123,7 +108,7 @@ export class SqliteStore implements SyncStore {
    * broken store). Without group commit, it is {@link transaction} (one commit, not one per statement).
    */
   joinGroup<T>(fn: () => T): T {
-    return this.commitEveryMs > 0 ? this.inGroup(fn, false) : this.transaction(fn, false);
+    return this.group.join(fn);
   }
 
   /**
@@ -134,79 +119,12 @@ export class SqliteStore implements SyncStore {
    * being fetched again on resume. Without group commit, {@link transaction}.
    */
   pageUnit<T>(fn: () => T): T {
-    if (this.commitEveryMs <= 0) return this.transaction(fn);
-    return this.inGroup(() => {
-      try {
-        return fn();
-      } catch (err) {
-        // (handled as SQLite's own rollback of the group is, in inGroup's catch)
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        throw err;
-      }
-    }, true);
-  }
-
-  private inGroup<T>(fn: () => T, page: boolean): T {
-    if (this.deferred) throw this.deferred;
-    try {
-      if (this.commitEveryMs > 0 && !this.batchOpen) {
-        this.db.exec('BEGIN');
-        this.batchOpen = true;
-        this.batchTimer = setTimeout(() => {
-          try {
-            this.commit();
-          } catch (err) {
-            this.deferred = err; // reported by the next write
-          }
-        }, this.commitEveryMs);
-        this.batchTimer.unref();
-      }
-      const result = fn();
-      if (this.batchOpen && page && ++this.batchPages >= this.commitEveryPages) this.commit();
-      else if (!this.batchOpen) this.checkpointer?.afterCommit();
-      return result;
-    } catch (err) {
-      this.segment?.forget(); // its rows may have been rolled back with the unit or its group
-      if (this.batchOpen && !this.db.inTransaction) {
-        // SQLite rolled the whole group back (a full disk, an I/O error): nothing left to commit
-        this.hostBumps.drop();
-        if (this.batchTimer) clearTimeout(this.batchTimer);
-        this.batchTimer = null;
-        this.batchOpen = false;
-        this.batchPages = 0;
-        this.endWaiters(storeError(this.path, err, 'a group of records was rolled back: '));
-      }
-      if (err instanceof TopicrawlError) throw err;
-      if (err instanceof Database.SqliteError) {
-        throw new TopicrawlError('E_STORE', `${this.path}: ${err.message}`, { path: this.path, sqlite: err.code }, { cause: err });
-      }
-      throw err;
-    }
+    return this.group.page(fn);
   }
 
   /** Commits the current group of page transactions, if any. */
   commit(): void {
-    if (this.batchTimer) clearTimeout(this.batchTimer);
-    this.batchTimer = null;
-    if (!this.batchOpen) return;
-    this.batchOpen = false;
-    this.batchPages = 0;
-    if (!this.db.inTransaction) {
-      // rolled back by SQLite after a failure already reported
-      this.hostBumps.drop();
-      this.endWaiters(new TopicrawlError('E_STORE', `${this.path}: a group of records was rolled back`, { path: this.path }));
-      return;
-    }
-    try {
-      this.hostBumps.flush();
-      this.db.exec('COMMIT');
-    } catch (err) {
-      const e = new TopicrawlError('E_STORE', `${this.path}: commit failed: ${(err as Error).message}`, { path: this.path }, { cause: err });
-      this.endWaiters(e);
-      throw e;
-    }
-    this.endWaiters(null);
-    this.checkpointer?.afterCommit();
+    this.group.commit();
   }
 
   /**
@@ -215,19 +133,7 @@ export class SqliteStore implements SyncStore {
    * Rejects with E_STORE if that group's commit failed.
    */
   whenCommitted(): Promise<void> {
-    if (this.deferred) return Promise.reject(this.deferred);
-    if (!this.batchOpen) return Promise.resolve();
-    return new Promise((resolve, reject) => this.commitWaiters.push({ resolve, reject }));
-  }
-
-  private endWaiters(err: unknown): void {
-    if (err) this.segment?.forget(); // the group's rows are gone
-    const waiters = this.commitWaiters;
-    this.commitWaiters = [];
-    for (const w of waiters) {
-      if (err) w.reject(err);
-      else w.resolve();
-    }
+    return this.group.whenCommitted();
   }
 
   getMeta(key: string): string | undefined {
@@ -311,7 +217,7 @@ export class SqliteStore implements SyncStore {
 
   bumpHost(hostId: number, fetched: number, errors: number): void {
     // in a group: counted in memory, written with the group (see HostBumps)
-    if (this.batchOpen) this.hostBumps.add(hostId, fetched, errors);
+    if (this.group.isOpen) this.hostBumps.add(hostId, fetched, errors);
     else this.st.bumpHost.run(fetched, errors, hostId);
   }
 
@@ -349,8 +255,8 @@ export class SqliteStore implements SyncStore {
    */
   close(): void {
     if (!this.db.open) return;
-    let failure: unknown = this.deferred;
-    this.deferred = null;
+    let failure: unknown = this.group.deferred;
+    this.group.deferred = null;
     const step = (fn: () => void) => {
       try {
         fn();
