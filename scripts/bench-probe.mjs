@@ -4,8 +4,8 @@
 // - counts SQLite calls: every execution of a better-sqlite3 statement (Statement run, get, all,
 //   iterate: pragma() and a transaction's BEGIN/COMMIT run through these too; counted from the
 //   first prepare() on) and every Database exec call, made by the main thread (a worker thread, such as the WAL checkpointer, does not
-//   run --import preloads). The wrappers cost one
-//   increment and one extra call each (well under a microsecond), and the count says how many calls
+//   run --import preloads), and times each of them. The wrappers cost two clock reads, a few map
+//   updates and one extra call each (well under a microsecond), and the count says how many calls
 //   the crawl makes, whatever their cost;
 // - at exit, writes one JSON line to BENCH_PROBE_OUT (appended, one line per thread that loaded this
 //   file): the thread, its SQLite call counts (in all and by statement), the wall time spent in them
