@@ -90,8 +90,8 @@ function writeDigits16(b: Buffer, o: number, n: number): number {
   return o + 16;
 }
 
-/** Fixed part of an add (see encodeAdds): host id, hash, queue place (score, its 16 digits, member), id, state, lengths of host and record. */
-const ADD_HEAD = 4 + 16 + 8 + 16 + 8 + 8 + 1 + 2 + 4;
+/** Fixed part of an add (see encodeAdds): host id, hash, queue place (score, its 16 digits, member: 2 bytes, id, hash), id, state, lengths of host and record. */
+const ADD_HEAD = 4 + 16 + 8 + 16 + 8 + 16 + 8 + 1 + 2 + 4;
 
 /**
  * Encodes adds as one string for the intake script (layout in redis/intake.lua): the crawl's
@@ -145,6 +145,7 @@ export function encodeAdds(
     o = b.writeUInt16BE(k.lo, o);
     o = b.writeUInt16BE(Math.floor(id / 2 ** 32), o);
     o = b.writeUInt32BE(id % 2 ** 32, o);
+    o += u.hash.copy(b, o, 0, 16);
     o = b.writeDoubleBE(id, o);
     o = b.writeUInt8(state, o);
     o = b.writeUInt16BE(r.hostLen, o);
@@ -194,10 +195,10 @@ export const SETTLE_REQUEUE = 0;
 export const SETTLE_DONE = 1;
 export const SETTLE_RELEASE = 2;
 
-/** One settle entry (layout in redis/leases.lua). */
-export function encodeSettle(token: string, what: 0 | 1 | 2, counted: boolean, deferMs: number | null): Buffer {
+/** One settle entry (layout in redis/leases.lua); `token`: in hex, or its 32 bytes. */
+export function encodeSettle(token: string | Buffer, what: 0 | 1 | 2, counted: boolean, deferMs: number | null): Buffer {
   const b = Buffer.allocUnsafe(42);
-  tokenBytes(token).copy(b, 0);
+  (typeof token === 'string' ? tokenBytes(token) : token).copy(b, 0, 0, 32);
   b.writeUInt8(what, 32);
   b.writeUInt8(counted ? 1 : 0, 33);
   b.writeDoubleBE(deferMs ?? -1, 34);
@@ -256,11 +257,12 @@ export function decodeRecord(b: Buffer, at = 0): RecordValue[] {
 /**
  * A lease as the claim script returns it (layout in redis/claim.lua): the URL's record as stored
  * (decoded here rather than by the script: the client's core is the one with time to spare), its
- * URL made again from the host and the part after it.
+ * URL made again from the host and the part after it. `hostName`: the host's name from its id and
+ * its bytes in `b` (a cache may answer a name it decoded before).
  */
-export function decodeLease(b: Buffer): Lease {
+export function decodeLease(b: Buffer, hostName: (hostId: number, b: Buffer, start: number, end: number) => string = (_, x, start, end) => x.toString('utf8', start, end)): Lease {
   const hostLen = b.readUInt16BE(48);
-  const host = b.toString('utf8', 50, 50 + hostLen);
+  const host = hostName(b.readDoubleBE(40), b, 50, 50 + hostLen);
   // id, state, depth, life, priority, hops, parentId (0 none), anchor (false none), inlinks, inlinkScore, url, scheme
   const r = decodeRecord(b, 50 + hostLen);
   const id = r[0] as number;

@@ -57,7 +57,7 @@ function diff(a: unknown, b: unknown, path: string, ignore: Set<string>): string
  * id buckets named in binary (names() in common.lua); 2: queue places from the
  * priority's bits (integer scores, qkey); 1 (unnamed): scores -priority.
  */
-export const FRONTIER_LAYOUT = 6;
+export const FRONTIER_LAYOUT = 7;
 
 /** What {@link registerCrawl} found: this process started the crawl, or joined one with the same configuration. */
 export type CrawlRegistration = 'created' | 'joined';

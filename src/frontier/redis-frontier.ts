@@ -38,8 +38,11 @@ export class RedisFrontier implements Frontier {
   private readonly base: (string | number)[];
   private readonly leaseMs: number;
   private readonly beforeSettle: (() => Promise<void>) | undefined;
-  private readonly mine = new Map<string, Lease>();
+  /** This client's leases not settled yet, by token, with the token's bytes. */
+  private readonly mine = new Map<string, { lease: Lease; raw: Buffer }>();
   private readonly hostIds = new RedisHostIds();
+  /** A lease's host name (see decodeLease), learning its id. */
+  private readonly hostName = (id: number, b: Buffer, start: number, end: number) => this.hostIds.nameOf(id, b, start, end);
   private readonly idBlocks = new RedisIdBlocks((n) => this.conn.run('reserving URL ids', (c) => c.incrby(`${this.prefix}seq`, n)));
   private closed = false;
   /** This client's number in the worker registry (in its lease members). */
@@ -170,10 +173,11 @@ export class RedisFrontier implements Frontier {
       case 'wait': return { kind: 'wait', until: num(b[3]) - serverNow + now };
     }
     const leases: Lease[] = [];
+    const hostName = this.hostName;
     for (let i = 3; i < b.length; i++) {
-      const lease = decodeLease(b[i] as Buffer);
-      this.mine.set(lease.token, lease);
-      this.hostIds.set(lease.host, lease.hostId);
+      const raw = b[i] as Buffer;
+      const lease = decodeLease(raw, hostName);
+      this.mine.set(lease.token, { lease, raw });
       leases.push(lease);
     }
     return { kind: 'urls', leases };
@@ -202,7 +206,7 @@ export class RedisFrontier implements Frontier {
   }
 
   private queueSettle(token: string, what: 0 | 1 | 2, counted: boolean, deferMs: number | null): Promise<boolean> {
-    const entry = encodeSettle(token, what, counted, deferMs);
+    const entry = encodeSettle(this.mine.get(token)?.raw ?? token, what, counted, deferMs);
     return new Promise<boolean>((resolve, reject) => {
       this.settles.push({ entry, token, resolve, reject });
       this.schedulePending();
@@ -303,7 +307,7 @@ export class RedisFrontier implements Frontier {
     this.closed = true;
     const now = Date.now();
     const settling = new Set(this.settles.map((p) => p.token));
-    const open = [...this.mine.values()].filter((lease) => !settling.has(lease.token));
+    const open = [...this.mine.values()].map((m) => m.lease).filter((lease) => !settling.has(lease.token));
     await Promise.all(open.map((lease) => this.settle(lease, { state: 'requeue', counted: false }, now)));
     await this.conn.run('leaving the worker registry', (c) => c.hdel(`${this.prefix}workers`, String(this.workerNo)));
   }

@@ -6,6 +6,8 @@
  */
 export class RedisHostIds {
   private readonly ids = new Map<string, number>();
+  /** Names by id, with their bytes (a lease names its host by both: see nameOf). */
+  private readonly names = new Map<number, { name: string; bytes: Buffer }>();
   /** The epoch the ids were learnt in ('': none known, no id is given out). */
   epoch = '';
 
@@ -16,13 +18,30 @@ export class RedisHostIds {
   }
 
   set(host: string, id: number): void {
-    if (this.ids.size >= this.max && !this.ids.has(host)) this.ids.clear();
+    if (this.ids.size >= this.max && !this.ids.has(host)) {
+      this.ids.clear();
+      this.names.clear();
+    }
     this.ids.set(host, id);
+  }
+
+  /**
+   * The name of host `id` whose UTF-8 bytes are b[start, end) (a lease's), learning the id: the
+   * name decoded before for this id when its bytes are the same (no decoding, no lookup by name).
+   */
+  nameOf(id: number, b: Buffer, start: number, end: number): string {
+    const known = this.names.get(id);
+    if (known && known.bytes.length === end - start && b.compare(known.bytes, 0, known.bytes.length, start, end) === 0) return known.name;
+    const name = b.toString('utf8', start, end);
+    this.set(name, id);
+    this.names.set(id, { name, bytes: Buffer.from(b.subarray(start, end)) });
+    return name;
   }
 
   /** Forgets every id and starts learning in `epoch` (at the start, or when the server lost the crawl's keys). */
   reset(epoch: string): void {
     this.ids.clear();
+    this.names.clear();
     this.epoch = epoch;
   }
 

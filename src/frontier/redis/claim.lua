@@ -10,7 +10,9 @@
 local function claim_now()
   local now = now_ms()
   local max, leaseMs, wno = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-  local settled = apply_pending(ARGV[9], ARGV[10], now)
+  -- (the leases settled leave `leases` once this claim's joined it: see settle_leases)
+  local settledLeases = {}
+  local settled = apply_pending(ARGV[9], ARGV[10], now, settledLeases)
   redis.call('HSET', K('workers'), wno, now)
   local pages = tonumber(redis.call('GET', K('pages')) or 0)
   local queued = 0
@@ -20,19 +22,20 @@ local function claim_now()
   -- host's queue, their pages to the budget (a released one's host was freed when it was released)
   for _, set in ipairs({ 'leases', 'held' }) do
     for _, m in ipairs(redis.call('ZRANGEBYSCORE', K(set), '-inf', now, 'LIMIT', 0, 1000)) do
-      redis.call('ZREM', K(set), m)
-      local hid, id = lease_parse(m)
-      local _, hash, by = ix_get(id)
-      local r = rec_get(hid, hash)
-      -- (a lease settled in the meantime is no longer in its set)
-      if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
-      -- no longer handed out: its ix entry forgets the lease
-      if by == string.sub(m, 11) then ix_put(id, hid, hash) end
-      local h = load_host(hid)
-      if set == 'leases' then h.f = h.f - 1 end
-      h.p, h.dirty = h.p - 1, true
-      pages = pages - 1
-      place(hid, h, now)
+      if not settledLeases[m] then
+        redis.call('ZREM', K(set), m)
+        local hid, id = lease_parse(m)
+        local _, hash = ix_get(id)
+        local r = rec_get(hid, hash)
+        -- (a lease settled in the meantime is no longer in its set, or is one of settledLeases; one
+        -- not settled done left no mark in the URL's ix entry)
+        if r and r[2] == QUEUED then queued = queued + requeue(hid, r, hash) end
+        local h = load_host(hid)
+        if set == 'leases' then h.f = h.f - 1 end
+        h.p, h.dirty = h.p - 1, true
+        pages = pages - 1
+        place(hid, h, now)
+      end
     end
   end
 
@@ -50,7 +53,6 @@ local function claim_now()
   local exp = now + leaseMs
   local expText = string.format('%d', exp)
   local leaseArgs = {}
-  local by = struct.pack('>I2I4', wno, cno) -- (the last 6 bytes of every lease member of this claim)
   local want = max
   if MAXPAGES > 0 then want = math.min(want, MAXPAGES - pages) end
   -- the best hosts, at most one per URL wanted (each gives at least one); each takes as many of its
@@ -78,15 +80,10 @@ local function claim_now()
       elseif room > 0 then popped = redis.call('ZPOPMIN', qk(hid), string.format('%d', room)) end
       local k = #popped / 2
       for j = 1, #popped, 2 do
-        local id = idof(popped[j], 3)
-        local ik, ifield = ixk(id)
-        local v = redis.call('HGET', ik, ifield)
-        if #v > 20 then v = string.sub(v, 1, 20) end
-        local hash = string.sub(v, 5, 20)
-        local m = lease_member(hid, id, wno, cno)
-        -- the URL's ix entry names its lease (see common.lua): a done settles it without a write there
-        -- (a queued URL's entry is host id and hash: the lease's numbers follow)
-        redis.call('HSET', ik, ifield, v .. by)
+        -- (the member: 2 bytes, the id, the URL's hash)
+        local mem = popped[j]
+        local hash = string.sub(mem, 9, 24)
+        local m = lease_member(hid, idof(mem, 3), wno, cno)
         leaseArgs[#leaseArgs + 1] = expText
         leaseArgs[#leaseArgs + 1] = m
         out[#out + 1] = m .. hash .. struct.pack('>ddI2', exp, hid, #h.n) .. h.n .. redis.call('HGET', uk(hid), hash)
@@ -102,6 +99,8 @@ local function claim_now()
   for at = 1, #leaseArgs, 1000 do
     redis.call('ZADD', K('leases'), unpack(leaseArgs, at, math.min(#leaseArgs, at + 999)))
   end
+  local gone = settledLeases.gone or {}
+  for at = 1, #gone, 1000 do redis.call('ZREM', K('leases'), unpack(gone, at, math.min(#gone, at + 999))) end
   if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
   redis.call('SET', K('pages'), pages)
 
@@ -128,11 +127,11 @@ end
 
 -- A claim sent again (the client resends a command whose reply was lost when the connection broke,
 -- and the server may have run it) gets the reply of the first run: its leases are not handed out twice.
+-- (the call number and the reply in two fields: a claim reads only the number, the reply when resent)
 local wno, call = tonumber(ARGV[8]), ARGV[11] or ''
 if call ~= '' then
-  local last = redis.call('HGET', K('wlast'), wno)
-  if last and string.sub(last, 1, #call + 1) == call .. ':' then return cmsgpack.unpack(string.sub(last, #call + 2)) end
+  if redis.call('HGET', K('wlast'), wno) == call then return cmsgpack.unpack(redis.call('HGET', K('wlast'), wno .. 'r')) end
 end
 local out = claim_now()
-if call ~= '' then redis.call('HSET', K('wlast'), wno, call .. ':' .. cmsgpack.pack(out)) end
+if call ~= '' then redis.call('HSET', K('wlast'), wno, call, wno .. 'r', cmsgpack.pack(out)) end
 return out

@@ -6,7 +6,11 @@
 -- Returns per lease 1, or 0 when the lease had expired and its URL was served again (nothing
 -- changed). Settling done twice (a resend) returns 1 again; a requeue sent twice returns 0 the
 -- second time.
-local function settle_leases(blob, now)
+-- `later` (optional, a table): the leases settled stay in `leases` for the caller to remove
+-- (later.gone, a list; later[member] = true): a claim removes them after adding its own, so that the
+-- set does not empty and come back as a listpack, into which Redis 7.0 inserts its first 128
+-- members one at a time before converting it (measured: 6% of a claim's instructions).
+local function settle_leases(blob, now, later)
   local out = {}
   local queued, pages = 0, 0
   -- which leases still hold, or are held released (one ZMSCORE each, one ZREM for the batch); a
@@ -25,7 +29,7 @@ local function settle_leases(blob, now)
   if #missing > 0 then
     for k, score in ipairs(zmscore(K('held'), missing)) do heldScores[missingAt[k]] = score end
   end
-  local gone, released, confirmed = {}, {}, {}
+  local gone, released, unheld = {}, {}, {}
   for i, m in ipairs(members) do
     if seen[m] then
       dup[i] = true
@@ -34,45 +38,51 @@ local function settle_leases(blob, now)
       gone[#gone + 1] = m
     elseif heldScores[i] then
       valid[i] = 'held'
-      confirmed[#confirmed + 1] = m
     end
     seen[m] = true
   end
-  for at = 1, #gone, 1000 do redis.call('ZREM', K('leases'), unpack(gone, at, math.min(#gone, at + 999))) end
-  for at = 1, #confirmed, 1000 do redis.call('ZREM', K('held'), unpack(confirmed, at, math.min(#confirmed, at + 999))) end
-  local hids = {}
-  for i, m in ipairs(members) do
-    if valid[i] and valid[i] ~= 'held' then hids[#hids + 1] = (struct.unpack('>I4', m)) end
+  if later then
+    later.gone = gone
+    for _, m in ipairs(gone) do later[m] = true end
+  else
+    for at = 1, #gone, 1000 do redis.call('ZREM', K('leases'), unpack(gone, at, math.min(#gone, at + 999))) end
   end
-  hosts_read(hids)
+  local hids, ids, read = {}, {}, {}
+  for i, m in ipairs(members) do
+    hids[i], ids[i] = lease_parse(m)
+    if valid[i] and valid[i] ~= 'held' then read[#read + 1] = hids[i] end
+  end
+  hosts_read(read)
   batch_begin()
   for i, m in ipairs(members) do
     local hash, done, counted, defer = struct.unpack('>c16BBd', blob, (i - 1) * 42 + 17)
-    local hid, id = lease_parse(m)
+    local hid, id = hids[i], ids[i]
     local ok = 0
     -- a lease gone (expired), its URL back in its queue: the member there
     local back = not valid[i] and not dup[i] and queued_member(hid, hash, id)
     if valid[i] == 'held' then
       -- released earlier, its record now durable: done (a requeue puts it back)
       ok = 1
+      if done ~= 2 then unheld[#unheld + 1] = m end
       if done == 0 then
         local r = rec_get(hid, hash)
-        if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
-        ix_put(id, hid, hash)
-      elseif done == 2 then
-        released[#released + 1] = redis.call('ZSCORE', K('held'), m) or now
-        released[#released + 1] = m
+        if r and r[2] == QUEUED then queued = queued + requeue(hid, r, hash) end
+      elseif done == 1 then
+        ix_put(id, hid, hash, string.sub(m, 11))
+      else
+        -- (released again: it stays held until its expiry)
       end
     elseif valid[i] then
       ok = 1
-      -- (done: the URL's ix entry names this lease since its claim, so it stays as it is)
-      if done == 2 then
+      if done == 1 then
+        -- the URL's ix entry names the lease that settled it (a settle sent again is known by it)
+        ix_put(id, hid, hash, string.sub(m, 11))
+      elseif done == 2 then
         released[#released + 1] = valid[i]
         released[#released + 1] = m
-      elseif done == 0 then
+      else
         local r = rec_get(hid, hash)
-        if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
-        ix_put(id, hid, hash)
+        if r and r[2] == QUEUED then queued = queued + requeue(hid, r, hash) end
       end
       local h = load_host(hid)
       h.f, h.dirty = h.f - 1, true
@@ -96,14 +106,16 @@ local function settle_leases(blob, now)
       place(hid, h, now)
     elseif not dup[i] then
       -- the same settle sent again (the client resends commands after a reconnection): it stands
-      -- (the URL's ix entry still names this lease, which is in neither set: it was settled done)
+      -- if the URL's ix entry names this lease (it was settled done)
       local _, _, by = ix_get(id)
       if by == string.sub(m, 11) then ok = 1 end
     end
     out[#out + 1] = ok
   end
   batch_flush()
+  -- (held ones that were confirmed or requeued go after those released join: see `later`)
   for at = 1, #released, 1000 do redis.call('ZADD', K('held'), unpack(released, at, math.min(#released, at + 999))) end
+  for at = 1, #unheld, 1000 do redis.call('ZREM', K('held'), unpack(unheld, at, math.min(#unheld, at + 999))) end
   if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
   if pages ~= 0 then redis.call('INCRBY', K('pages'), pages) end
   return out
@@ -111,10 +123,11 @@ end
 
 -- What the client sent since its last call, applied first by every script that takes it: priority
 -- updates (apply_updates), then settles (settle_leases). Returns the settles' results, a byte each.
-local function apply_pending(updates, settles, now)
+-- (`later`: see settle_leases)
+local function apply_pending(updates, settles, now, later)
   apply_updates(updates, now)
   if not settles or #settles == 0 then return '' end
   local bytes = {}
-  for i, ok in ipairs(settle_leases(settles, now)) do bytes[i] = ok == 1 and '\1' or '\0' end
+  for i, ok in ipairs(settle_leases(settles, now, later)) do bytes[i] = ok == 1 and '\1' or '\0' end
   return table.concat(bytes)
 end
