@@ -90,8 +90,8 @@ function writeDigits16(b: Buffer, o: number, n: number): number {
   return o + 16;
 }
 
-/** Fixed part of an add (see encodeAdds): host id, hash, queue place (score, its 16 digits, member: 2 bytes, id, hash), id, state, lengths of host and record. */
-const ADD_HEAD = 4 + 16 + 8 + 16 + 8 + 16 + 8 + 1 + 2 + 4;
+/** Fixed part of an add (see encodeAdds): host id, hash, queue place (score, its 16 digits, member), id, state, lengths of host and record. */
+const ADD_HEAD = 4 + 16 + 8 + 16 + 8 + 8 + 1 + 2 + 4;
 
 /**
  * Encodes adds as one string for the intake script (layout in redis/intake.lua): the crawl's
@@ -145,7 +145,6 @@ export function encodeAdds(
     o = b.writeUInt16BE(k.lo, o);
     o = b.writeUInt16BE(Math.floor(id / 2 ** 32), o);
     o = b.writeUInt32BE(id % 2 ** 32, o);
-    o += u.hash.copy(b, o, 0, 16);
     o = b.writeDoubleBE(id, o);
     o = b.writeUInt8(state, o);
     o = b.writeUInt16BE(r.hostLen, o);

@@ -31,7 +31,13 @@ export class RedisHostIds {
    */
   nameOf(id: number, b: Buffer, start: number, end: number): string {
     const known = this.names.get(id);
-    if (known && known.bytes.length === end - start && b.compare(known.bytes, 0, known.bytes.length, start, end) === 0) return known.name;
+    if (known && known.bytes.length === end - start) {
+      // (a loop: a host name is short, and Buffer.compare's call costs more than the bytes)
+      const k = known.bytes;
+      let i = 0;
+      while (i < k.length && k[i] === b[start + i]) i++;
+      if (i === k.length) return known.name;
+    }
     const name = b.toString('utf8', start, end);
     this.set(name, id);
     this.names.set(id, { name, bytes: Buffer.from(b.subarray(start, end)) });

@@ -22,14 +22,15 @@ local function claim_now()
   -- host's queue, their pages to the budget (a released one's host was freed when it was released)
   for _, set in ipairs({ 'leases', 'held' }) do
     for _, m in ipairs(redis.call('ZRANGEBYSCORE', K(set), '-inf', now, 'LIMIT', 0, 1000)) do
+      -- (a lease settled in the meantime is no longer in its set, or is one of settledLeases)
       if not settledLeases[m] then
         redis.call('ZREM', K(set), m)
         local hid, id = lease_parse(m)
-        local _, hash = ix_get(id)
+        local _, hash, by = ix_get(id)
         local r = rec_get(hid, hash)
-        -- (a lease settled in the meantime is no longer in its set, or is one of settledLeases; one
-        -- not settled done left no mark in the URL's ix entry)
-        if r and r[2] == QUEUED then queued = queued + requeue(hid, r, hash) end
+        if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
+        -- no longer handed out: its ix entry forgets the lease
+        if by == string.sub(m, 11) then ix_put(id, hid, hash) end
         local h = load_host(hid)
         if set == 'leases' then h.f = h.f - 1 end
         h.p, h.dirty = h.p - 1, true
@@ -53,6 +54,7 @@ local function claim_now()
   local exp = now + leaseMs
   local expText = string.format('%d', exp)
   local leaseArgs = {}
+  local by = struct.pack('>I2I4', wno, cno) -- (the last 6 bytes of every lease member of this claim)
   local want = max
   if MAXPAGES > 0 then want = math.min(want, MAXPAGES - pages) end
   -- the best hosts, at most one per URL wanted (each gives at least one); each takes as many of its
@@ -80,10 +82,15 @@ local function claim_now()
       elseif room > 0 then popped = redis.call('ZPOPMIN', qk(hid), string.format('%d', room)) end
       local k = #popped / 2
       for j = 1, #popped, 2 do
-        -- (the member: 2 bytes, the id, the URL's hash)
-        local mem = popped[j]
-        local hash = string.sub(mem, 9, 24)
-        local m = lease_member(hid, idof(mem, 3), wno, cno)
+        local id = idof(popped[j], 3)
+        local ik, ifield = ixk(id)
+        local v = redis.call('HGET', ik, ifield)
+        if #v > 20 then v = string.sub(v, 1, 20) end
+        local hash = string.sub(v, 5, 20)
+        local m = lease_member(hid, id, wno, cno)
+        -- the URL's ix entry names its lease (see common.lua): a done settles it without a write there
+        -- (a queued URL's entry is host id and hash: the lease's numbers follow)
+        redis.call('HSET', ik, ifield, v .. by)
         leaseArgs[#leaseArgs + 1] = expText
         leaseArgs[#leaseArgs + 1] = m
         out[#out + 1] = m .. hash .. struct.pack('>ddI2', exp, hid, #h.n) .. h.n .. redis.call('HGET', uk(hid), hash)

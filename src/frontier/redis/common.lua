@@ -5,23 +5,22 @@
 --             parentId (0: none), anchor (false: none), inlinks, inlinkScore, url, scheme}. The
 --             seen-set. `url` is the part after 'http://<host>' (scheme 1) or 'https://<host>'
 --             (scheme 2), or the whole URL (scheme 0). A URL handed out keeps state QUEUED in its
---             record and is not in q:<hid>: done once its ix entry names a lease (settled done),
---             else leased (its lease in `leases` or `held`, or expired and not yet put back).
---   q:<hid>   zset of the host's queued URLs: score and member from the priority and the id (qkey),
---             then the 16-byte URL hash (so a claim finds the record without the id index):
+--             record and is not in q:<hid>: leased while the lease its ix entry names is in `leases`
+--             or `held`, done once it is in neither.
+--   q:<hid>   zset of the host's queued URLs: score and member from the priority and the id (qkey):
 --             ordered by priority, highest first, then by id = discovery sequence (first in, first out).
 --   ix:<id/32> hash: id % 32 -> 4-byte host id .. 16-byte URL hash (finds a URL by id), then,
---             once the URL is done, the worker and claim numbers of the lease that settled it (the
---             last 6 bytes of the lease member: a settle sent again is known by them). Written at
---             the done (where the host id and hash are at hand: no read); a requeue removes them.
+--             from its claim on, the worker and claim numbers of its lease (the last 6 bytes of the
+--             lease member). Written at the claim, where the entry was just read, so that a done
+--             settles without a write here; a requeue or an expiry removes them.
 --   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc12d' then its name): t may be
 --             contacted from (server ms), f leases out, p pages counted, d delay (ms; -1: the
 --             crawl's), s suspended, w in `sleep`, whether it is in `ready`, its member there (r)
 --             and score there (b: the score of its best URL in q:<hid>).
 --   hosts     hash name -> host id; hid, seq, cno, wno: counters (host, URL, claim, worker numbers;
 --             seq also counts URL ids reserved by clients, see redis-id-blocks.ts); urls: URLs known.
---   ready     zset of hosts that may be contacted: score and the first 8 bytes of the member of
---             their best URL in q:<hid>, then the 4-byte host id (the same order as their best URLs').
+--   ready     zset of hosts that may be contacted: score and member those of their best URL in
+--             q:<hid>, then the 4-byte host id (the same order as their best URLs').
 --   sleep     zset of hosts with queued URLs waiting for their time: score t, member host id.
 --   suspended set of the ids of the hosts suspended (h.s), for monitoring (hosts.lua states).
 --   leases    zset: member 4-byte host id, 6-byte URL id, 2-byte worker number, 4-byte claim number;
@@ -100,7 +99,7 @@ local function ixk(id)
 end
 
 -- A URL's place in its host's queue: the score and the first 2 bytes of its member (the member: those,
--- then idkey(id), then the URL's hash). The priority's 64 bits, ordered as the priority descending (IEEE 754 doubles order
+-- then idkey(id)). The priority's 64 bits, ordered as the priority descending (IEEE 754 doubles order
 -- as their bits once negatives are inverted), are split: the first 52 make the score, an integer
 -- below 2^52 that Redis keeps as an integer in a listpack (compared without parsing text: a ZADD
 -- costs less than half of one with a fractional score), the last 12 the 2 bytes, which order
@@ -116,10 +115,10 @@ local function qkey(p)
   return ((((b1 * 256 + b2) * 256 + b3) * 256 + b4) * 256 + b5) * 4096 + b6 * 16 + math.floor(b7 / 16),
     string.char(b7 % 16, b8)
 end
--- the member in q:<hid> of a URL from its record and hash
-local function qmember(r, hash)
+-- the member in q:<hid> of a URL from its record
+local function qmember(r)
   local _, lo = qkey(r[5])
-  return lo .. idkey(r[1]) .. hash
+  return lo .. idkey(r[1])
 end
 -- whether a queue place (score, member: 2 bytes then the 6-byte id) comes before another
 local function qbefore(s1, m1, s2, m2)
@@ -140,12 +139,12 @@ local function lease_parse(m)
   return hid, hi * TWO32 + lo, wno
 end
 
--- `by`: the worker and claim numbers (last 6 bytes of its lease member) of the lease that settled the URL done (none: not done)
+-- `by`: the worker and claim numbers (last 6 bytes of its lease member) of the URL's lease (none: not handed out)
 local function ix_put(id, hid, hash, by)
   local k, f = ixk(id)
   redis.call('HSET', k, f, hidkey(hid) .. hash .. (by or ''))
 end
--- host id, URL hash, and the `by` of the lease that settled the URL done (false if none, see ix_put)
+-- host id, URL hash, and the `by` of the URL's lease (false if none, see ix_put)
 local function ix_get(id)
   local k, f = ixk(id)
   local v = redis.call('HGET', k, f)
@@ -182,7 +181,7 @@ local function host_records(hid, hashes)
       local r = cmsgpack.unpack(v)
       recs[i] = r
       if r[2] == QUEUED then
-        mem[i] = qmember(r, hashes[i])
+        mem[i] = qmember(r)
         qm[#qm + 1] = mem[i]
         qat[#qat + 1] = i
       end
@@ -203,7 +202,7 @@ local function rec_put(hid, hash, r) redis.call('HSET', uk(hid), hash, cmsgpack.
 local function queued_member(hid, hash, id)
   local r = rec_get(hid, hash)
   if r == nil or r[1] ~= id then return nil end
-  local m = qmember(r, hash)
+  local m = qmember(r)
   if redis.call('ZSCORE', qk(hid), m) ~= false then return m end
 end
 
@@ -322,7 +321,7 @@ local function place(hid, h, now)
   if not h.s and h.f < CONC and (MAXHOST == 0 or h.p < MAXHOST) then
     local best = redis.call('ZRANGE', qk(hid), '0', '0', 'WITHSCORES')
     if #best > 0 then
-      if h.t > now then sleeping = true else nr, score, text = string.sub(best[1], 1, 8) .. hidkey(hid), tonumber(best[2]), best[2] end
+      if h.t > now then sleeping = true else nr, score, text = best[1] .. hidkey(hid), tonumber(best[2]), best[2] end
     end
   end
   if nr == h.r and not h.popped and (nr == '' or score == h.b) and sleeping == h.w and not (sleeping and h.dirty) then
@@ -367,7 +366,7 @@ local function place_gained(gained, all, now)
       if qbefore(g[1], g[2], s, m) then
         h = load_host(hid)
         zset('ready', h.r, false)
-        h.r, h.b = string.sub(g[2], 1, 8) .. hidkey(hid), g[1]
+        h.r, h.b = g[2] .. hidkey(hid), g[1]
         zset('ready', h.r, g[3])
         save_host(hid, h)
       end
@@ -380,9 +379,9 @@ end
 local function sched(hid, now) place(hid, load_host(hid), now) end
 
 -- Queues a URL again (its record says QUEUED). Returns 1 if it was not in the queue.
-local function requeue(hid, r, hash)
+local function requeue(hid, r)
   local s, lo = qkey(r[5])
-  return redis.call('ZADD', qk(hid), s, lo .. idkey(r[1]) .. hash)
+  return redis.call('ZADD', qk(hid), s, lo .. idkey(r[1]))
 end
 
 -- Priority updates the strategy decided on its own: `blob` holds per URL its id and new priority
@@ -395,13 +394,13 @@ local function apply_updates(blob, now)
     local hid, hash = ix_get(id)
     local r = hash and rec_get(hid, hash)
     if r and r[2] == QUEUED and r[5] ~= p then
-      local was = qmember(r, hash)
+      local was = qmember(r)
       r[5] = p
       rec_put(hid, hash, r)
       -- (a leased URL is not in its queue: its record only)
       if redis.call('ZREM', qk(hid), was) == 1 then
         local s, lo = qkey(p)
-        redis.call('ZADD', qk(hid), s, lo .. idkey(id) .. hash)
+        redis.call('ZADD', qk(hid), s, lo .. idkey(id))
         touched[hid] = true
       end
     end

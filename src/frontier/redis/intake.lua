@@ -6,8 +6,7 @@
 -- The adds: the length of the crawl's epoch in which their host ids and ids were had (1 byte; 0: they
 -- name no host by id and carry no id), that epoch (see hosts.lua), then per add: host id (4 bytes;
 -- 0: by name) and URL hash (16 bytes), the URL's place in its queue (qkey in common.lua: the score as a
--- big-endian double and as 16 decimal digits, then the member: 2 bytes, the 6-byte id and the URL
--- hash again), the id
+-- big-endian double and as 16 decimal digits, then the member: 2 bytes and the 6-byte id), the id
 -- again as a double (reserved by the client, see redis-id-blocks.ts; 0: the next of `seq`, and the
 -- member's id bytes are 0), state (1 byte), lengths of host name (0 with an id) and record (2, 4
 -- bytes), the name, then the URL's record (u:<hid>) in MessagePack: whole with an id, else without its
@@ -39,7 +38,7 @@ local at = 2 + el
 local ukey = {}
 local nOut = 2
 while at <= #adds do
-  local ixv, s, stext, mem, id, state, hl, rl, pos = struct.unpack('>c20dc16c24dBI2I4', adds, at)
+  local ixv, s, stext, mem, id, state, hl, rl, pos = struct.unpack('>c20dc16c8dBI2I4', adds, at)
   local hid = struct.unpack('>I4', ixv)
   local hash = string.sub(ixv, 5)
   if hid == 0 then
@@ -58,7 +57,7 @@ while at <= #adds do
   else
     -- (0x9c: an array of 12; the id as MessagePack's uint 32)
     id = nextId
-    mem = string.sub(mem, 1, 2) .. idkey(id) .. hash
+    mem = string.sub(mem, 1, 2) .. idkey(id)
     rec = '\156' .. (id < TWO32 and struct.pack('>BI4', 0xce, id) or cmsgpack.pack(id)) .. string.sub(adds, pos + hl, pos + hl + rl - 1)
   end
   at = pos + hl + rl
@@ -172,7 +171,7 @@ for hid, g in pairs(byHost) do
   -- the queue: a member that changed (priority: its 2 bytes) or left goes, a new one comes, one that
   -- stays takes its new score
   for i in pairs(dirty) do
-    local m = inq[i] and qmember(recs[i], hashes[i])
+    local m = inq[i] and qmember(recs[i])
     if before[i] and before[i] ~= m then zrem[#zrem + 1] = before[i] end
     if m and (m ~= before[i] or recs[i][5] ~= prio[i]) then
       zadd[#zadd + 1] = (qkey(recs[i][5]))

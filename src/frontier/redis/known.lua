@@ -31,9 +31,13 @@ for hid, at in pairs(groups) do
     if r then
       local state = r[2]
       if state == QUEUED and not inq[k] then
-        -- out of its queue: fetched once its ix entry names the lease that settled it, else leased
+        -- out of its queue: leased while the lease its ix entry names is out (or held), else fetched
         local _, _, by = ix_get(r[1])
-        state = by and FETCHED or 1
+        state = 1
+        if by then
+          local m = hidkey(tonumber(hid)) .. idkey(r[1]) .. by
+          if not redis.call('ZSCORE', K('leases'), m) and not redis.call('ZSCORE', K('held'), m) then state = FETCHED end
+        end
       end
       out[at[k]] = struct.pack('>dddddddd', r[1], hid, state, r[3], r[5], r[4], r[9], r[10])
     end

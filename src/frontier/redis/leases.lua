@@ -9,7 +9,7 @@
 -- `later` (optional, a table): the leases settled stay in `leases` for the caller to remove
 -- (later.gone, a list; later[member] = true): a claim removes them after adding its own, so that the
 -- set does not empty and come back as a listpack, into which Redis 7.0 inserts its first 128
--- members one at a time before converting it (measured: 6% of a claim's instructions).
+-- members one at a time before converting it (measured: 4% of a claim's instructions).
 local function settle_leases(blob, now, later)
   local out = {}
   local queued, pages = 0, 0
@@ -64,25 +64,22 @@ local function settle_leases(blob, now, later)
       -- released earlier, its record now durable: done (a requeue puts it back)
       ok = 1
       if done ~= 2 then unheld[#unheld + 1] = m end
+      -- (released again: it stays held until its expiry)
       if done == 0 then
         local r = rec_get(hid, hash)
-        if r and r[2] == QUEUED then queued = queued + requeue(hid, r, hash) end
-      elseif done == 1 then
-        ix_put(id, hid, hash, string.sub(m, 11))
-      else
-        -- (released again: it stays held until its expiry)
+        if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
+        ix_put(id, hid, hash)
       end
     elseif valid[i] then
       ok = 1
-      if done == 1 then
-        -- the URL's ix entry names the lease that settled it (a settle sent again is known by it)
-        ix_put(id, hid, hash, string.sub(m, 11))
-      elseif done == 2 then
+      -- (done: the URL's ix entry names this lease since its claim, so it stays as it is)
+      if done == 2 then
         released[#released + 1] = valid[i]
         released[#released + 1] = m
-      else
+      elseif done == 0 then
         local r = rec_get(hid, hash)
-        if r and r[2] == QUEUED then queued = queued + requeue(hid, r, hash) end
+        if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
+        ix_put(id, hid, hash)
       end
       local h = load_host(hid)
       h.f, h.dirty = h.f - 1, true
@@ -106,7 +103,7 @@ local function settle_leases(blob, now, later)
       place(hid, h, now)
     elseif not dup[i] then
       -- the same settle sent again (the client resends commands after a reconnection): it stands
-      -- if the URL's ix entry names this lease (it was settled done)
+      -- (the URL's ix entry still names this lease, which is in neither set: it was settled done)
       local _, _, by = ix_get(id)
       if by == string.sub(m, 11) then ok = 1 end
     end
