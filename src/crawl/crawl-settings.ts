@@ -9,6 +9,8 @@ import { createPageScorer, memoScoreText } from './page-scorer.js';
 import { loadModelFile } from '../relevance/logistic-model.js';
 import { DEFAULT_SHINGLES } from '../dedup/shingles.js';
 import { withFeedbackKeywords, type FeedbackRecord } from './relevance-feedback.js';
+import { LookupGate } from './lookup-gate.js';
+import type { ProcessorDeps } from './page-processor.js';
 
 /** The URL rules of a configuration (topic `url:`), as normalizeUrl options. */
 export function normalizeOptions(cfg: Config): NormalizeOptions {
@@ -76,4 +78,18 @@ export function lazyScoreText(cfg: Config, feedback: FeedbackRecord | null = nul
   let fn: ((text: string) => number) | null = null;
   const keywords = cfg.relevance.feedback ? withFeedbackKeywords(cfg.keywords, feedback) : cfg.keywords;
   return (text) => (fn ??= memoScoreText(createPageScorer({ ...analysisConfig(cfg), keywords })))(text);
+}
+
+/** What the page pipeline needs (processFetch): the crawl's parts, and the settings it reads from the configuration. */
+export function processorDeps(
+  cfg: Config, parts: Pick<ProcessorDeps, 'store' | 'frontier' | 'analyzers' | 'strategy' | 'scope' | 'serial' | 'timing'>,
+): ProcessorDeps {
+  return {
+    ...parts,
+    threshold: cfg.relevance.threshold, maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,
+    normalize: normalizeOptions(cfg), lookups: new LookupGate(),
+    nearDups: null, // filled from the crawl file when it is open (Crawler.open)
+    followDuplicateLinks: cfg.dedup.follow_links,
+    languages: cfg.scope.languages.length ? new Set(cfg.scope.languages) : null,
+  };
 }

@@ -1,5 +1,6 @@
 import type { ProgressSnapshot } from '../events.js';
 import type { StoreCounters } from '../store/store.js';
+import type { CrawlSummary } from './crawl-types.js';
 
 /**
  * Running counters of a crawl, kept in memory (seeded from the store on resume) so progress and
@@ -93,6 +94,21 @@ export class CrawlStats {
       elapsedMs,
       discoveryRate: this.discoveryRate(),
       pruned: this.pruned,
+    };
+  }
+
+  /**
+   * The end-of-crawl summary: the crawl file's figures (`c`, as `topicrawl stats` reads them: one
+   * definition of each) and this run's rates; `about` the rest.
+   */
+  summary(c: StoreCounters, about: Pick<CrawlSummary, 'reason' | 'db' | 'topic' | 'strategy' | 'resumed' | 'suspendedHosts' | 'unreachable' | 'feedback'>): CrawlSummary {
+    const s = this.snapshot(c.queued);
+    return {
+      reason: about.reason, db: about.db, topic: about.topic, strategy: about.strategy, resumed: about.resumed,
+      fetched: c.fetched, fetchedThisRun: this.fetchedThisRun, relevant: c.relevant, harvest: c.fetched ? c.relevant / c.fetched : 0,
+      errors: c.errors, bytes: c.bytes, frontier: c.queued, pruned: c.pruned, known: c.known,
+      discoveryRate: s.discoveryRate, elapsedMs: s.elapsedMs, pagesPerSec: s.pagesPerSec, suspendedHosts: about.suspendedHosts,
+      unreachable: about.unreachable, feedback: about.feedback,
     };
   }
 }

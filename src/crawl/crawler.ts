@@ -5,7 +5,6 @@ import type { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots.js';
 import { UndiciFetcher } from '../fetch/undici-fetcher.js';
 import type { Frontier, HostStates, Lease, Settlement } from '../frontier/frontier.js';
-import { UrlState } from '../frontier/url-state.js';
 import { storeError } from '../store/open-database.js';
 import type { Store } from '../store/store.js';
 import type { Strategy } from '../strategy/strategy.js';
@@ -14,16 +13,16 @@ import { RetryPolicy } from './retry-policy.js';
 import { RobotsGate } from './robots-gate.js';
 import { RobotsStep } from './robots-step.js';
 import type { ScopeDecision } from '../url/scope.js';
-import { analysisConfig, fetcherOptions, normalizeOptions, retrySettings, scopeOf } from './crawl-settings.js';
+import { analysisConfig, fetcherOptions, normalizeOptions, processorDeps, retrySettings, scopeOf } from './crawl-settings.js';
 import { closeCrawlState, openCrawlState } from './crawl-state.js';
 import { Serial } from './serial.js';
-import { LookupGate } from './lookup-gate.js';
 import { Engine } from './engine.js';
 import type { CrawlBackend, CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { CrawlStats } from './crawl-stats.js';
-import { processFetch, recordedUrl, strategyHears, type ProcessorDeps } from './page-processor.js';
+import { processFetch, type ProcessorDeps } from './page-processor.js';
 import { seedFrontier } from './seeds.js';
-import { seedFromSitemaps } from './sitemap-seeds.js';
+import { readSitemapsOnce } from './sitemap-seeds.js';
+import { recordFailedPage } from './failure-record.js';
 import { nearDupIndexOf } from './near-dup-setup.js';
 import { FeedbackTrigger } from './feedback-trigger.js';
 
@@ -108,14 +107,10 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
           recordFailure: (item, err) => this.recordFailure(item, err),
         })
       : null;
-    this.deps = {
+    this.deps = processorDeps(cfg, {
       store: this.store, frontier: this.frontier, analyzers: this.analyzers, strategy: this.strategy, scope: this.scope,
-      threshold: cfg.relevance.threshold, maxDepth: cfg.limits.max_depth, maxRedirects: cfg.fetch.max_redirects,
-      normalize: normalizeOptions(cfg), serial: (fn) => this.serial.run(fn), lookups: new LookupGate(), timing: this.opts.timing,
-      nearDups: null, // filled from the crawl file in open()
-      followDuplicateLinks: cfg.dedup.follow_links,
-      languages: cfg.scope.languages.length ? new Set(cfg.scope.languages) : null,
-    };
+      serial: (fn) => this.serial.run(fn), timing: this.opts.timing,
+    });
   }
 
   /** Opens the backend (if given as a factory) and queues the seeds; run() calls it. */
@@ -222,17 +217,10 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   }
 
   private async summary(reason: StopReason): Promise<CrawlSummary> {
-    // the crawl file's figures as `topicrawl stats` reads them (one query, one definition of each)
-    const c = await this.store.counters();
-    const s = this.stats.snapshot(c.queued);
-    const t = { ...c, harvest: c.fetched ? c.relevant / c.fetched : 0 };
-    return {
+    return this.stats.summary(await this.store.counters(), {
       reason, db: this.opts.dbPath, topic: this.opts.config.name, strategy: this.strategy.name, resumed: this.resumed,
-      fetched: t.fetched, fetchedThisRun: this.stats.fetchedThisRun, relevant: t.relevant, harvest: t.harvest,
-      errors: t.errors, bytes: t.bytes, frontier: t.queued, pruned: t.pruned, known: t.known,
-      discoveryRate: s.discoveryRate, elapsedMs: s.elapsedMs, pagesPerSec: s.pagesPerSec, suspendedHosts: [...this.suspended],
-      unreachable: this.attempted && !this.reached, feedback: this.feedback?.current ?? null,
-    };
+      suspendedHosts: [...this.suspended], unreachable: this.attempted && !this.reached, feedback: this.feedback?.current ?? null,
+    });
   }
 
   private async tick(): Promise<void> {
@@ -291,17 +279,14 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   }
 
   /** Sitemaps of the topic and of the seed hosts' robots.txt, read once per crawl file. */
-  private async readSitemaps(): Promise<void> {
+  private readSitemaps(): Promise<void> {
     const cfg = this.opts.config;
-    const r = await seedFromSitemaps({
+    const deps = {
       fetcher: this.fetcher, robots: this.robotsCache, frontier: this.frontier, strategy: this.strategy,
       scope: this.scope, normalize: normalizeOptions(cfg), seeds: cfg.seeds, sitemaps: cfg.sitemaps,
       maxUrls: cfg.limits.max_sitemap_urls, maxDepth: cfg.limits.max_sitemap_depth,
-    });
-    for (const e of r.errors) this.emit('warn', { code: 'W_SITEMAP', message: `sitemap ${e.sitemap}: ${e.message}` });
-    // those requests count for politeness: each host waits its delay before its first page
-    for (const [host, at] of r.contacted) await this.frontier.deferHost(await this.frontier.hostId(host), at + cfg.politeness.delay_ms);
-    await this.store.setMeta({ sitemaps_read: JSON.stringify({ read: r.sitemapsRead, found: r.found, added: r.added, errors: r.errors.length, at: new Date().toISOString() }) });
+    };
+    return readSitemapsOnce(deps, this.store, cfg.politeness.delay_ms, (w) => this.emit('warn', w));
   }
 
   /** A host that keeps failing is left alone for the rest of the run; its URLs stay queued. */
@@ -330,17 +315,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
 
   /** An unexpected error on one page becomes its recorded outcome; the crawl goes on. */
   private async recordFailure(item: Lease, err: unknown): Promise<void> {
-    const o = toOutcome(err);
-    const seq = await this.serial.run(async () => {
-      const fetchSeq = await this.store.recordPage({
-        url: recordedUrl(item), state: UrlState.FAILED, status: 0, error: o.code, relevance: null, relevant: null, contentHash: null,
-        fetchedAt: Date.now(), note: o.message.slice(0, 500), response: null, links: [], hostCounts: null,
-      });
-      // the strategy hears of every page with a fetch_seq, as the resume replay (fetchHistory) does
-      const page = { id: item.id, url: item.url, depth: item.depth, life: item.life, priority: item.priority, relevance: null, relevant: false };
-      await strategyHears(this.deps, page, [], []);
-      return fetchSeq ?? 0;
-    });
+    const { outcome: o, seq } = await recordFailedPage(this.deps, item, err);
     this.stats.page({ relevant: false, error: true, bytes: 0, newUrls: 0, pruned: 0 });
     // a failed attempt is a recorded page too (its outcome is the error): listeners count it as the summary does
     this.emit('page', {

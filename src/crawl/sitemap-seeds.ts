@@ -5,6 +5,7 @@ import type { Strategy } from '../strategy/strategy.js';
 import { hostKey } from '../url/host.js';
 import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import type { ScopeDecision } from '../url/scope.js';
+import type { Store } from '../store/store.js';
 import { queueAsSeeds } from './seeds.js';
 
 export interface SitemapSeedDeps {
@@ -88,4 +89,19 @@ export async function seedFromSitemaps(d: SitemapSeedDeps): Promise<SitemapSeedR
   }
   const added = await queueAsSeeds(d.frontier, d.strategy, seeds);
   return { sitemapsRead: read.sitemapsRead.length, found: read.urls.length, added, errors: read.errors, contacted, entries };
+}
+
+/**
+ * Reads the sitemaps (seedFromSitemaps) once for a crawl file: their errors become warnings, the
+ * hosts contacted wait their politeness delay (`delayMs`) before their first page, and the file
+ * records that they were read (meta `sitemaps_read`, so a resume does not read them again).
+ */
+export async function readSitemapsOnce(
+  deps: SitemapSeedDeps, store: Pick<Store, 'setMeta'>, delayMs: number, warn: (w: { code: string; message: string }) => void,
+): Promise<void> {
+  const r = await seedFromSitemaps(deps);
+  for (const e of r.errors) warn({ code: 'W_SITEMAP', message: `sitemap ${e.sitemap}: ${e.message}` });
+  // those requests count for politeness: each host waits its delay before its first page
+  for (const [host, at] of r.contacted) await deps.frontier.deferHost(await deps.frontier.hostId(host), at + delayMs);
+  await store.setMeta({ sitemaps_read: JSON.stringify({ read: r.sitemapsRead, found: r.found, added: r.added, errors: r.errors.length, at: new Date().toISOString() }) });
 }
