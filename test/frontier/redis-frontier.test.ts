@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Frontier, Lease, NewUrl } from '../../src/frontier/frontier.js';
+import { encodeSettle, SETTLE_DONE, SETTLE_RELEASE } from '../../src/frontier/redis-codec.js';
 import { redisCrawlStats } from '../../src/frontier/redis-crawl-stats.js';
 import { deleteCrawl } from '../../src/frontier/redis-crawl-keys.js';
 import { crawlPrefix } from '../../src/frontier/redis-frontier.js';
@@ -420,6 +421,27 @@ describe('RedisFrontier', () => {
     expect(again.url).toBe('http://a.test/2');
     expect(Number(await conn.client.get(`${crawlPrefix(crawl.crawlId)}pages`))).toBe(2);
   });
+  it('keeps a released lease held until its own expiry when its release is sent again, and confirms it done once', async () => {
+    const crawl = testCrawl();
+    const conn = await crawl.connect();
+    const f = await crawl.open({}, conn);
+    await f.intake({ adds: [entry('http://a.test/1', 1)] });
+    const lease = (await claimOne(f))!;
+    const prefix = crawlPrefix(crawl.crawlId);
+    const base = [prefix, 1, 0, 0, 0];
+    const settle = (what: 0 | 1 | 2) => conn.client.tcSettle(`${prefix}ready`, ...base, '', encodeSettle(lease.token, what, true, null));
+    const held = async () => (await conn.client.zrange(`${prefix}held`, '0', '-1', 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
+    expect(await settle(SETTLE_RELEASE)).toEqual([1]);
+    const [expiry] = await held();
+    expect(expiry).toBeGreaterThan(Date.now());
+    expect(await settle(SETTLE_RELEASE)).toEqual([1]);
+    expect(await held()).toEqual([expiry]);
+    expect(await settle(SETTLE_DONE)).toEqual([1]);
+    expect(await held()).toEqual([]);
+    const key = { hash: urlHash('http://a.test/1'), host: 'a.test' };
+    expect((await f.known([key])).get(key.hash.toString('hex'))?.state).toBe(UrlState.FETCHED);
+  });
+
   it('names a host by its id once it learnt it (from an intake or a lease), and by its name again when the server lost the crawl', async () => {
     const crawl = testCrawl();
     const conn = await crawl.connect();
