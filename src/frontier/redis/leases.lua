@@ -9,7 +9,7 @@
 -- `later` (optional, a table): the leases settled stay in `leases` for the caller to remove
 -- (later.gone, a list; later[member] = true): a claim removes them after adding its own, so that the
 -- set does not empty and come back as a listpack, into which Redis 7.0 inserts its first 128
--- members one at a time before converting it (measured: 4% of a claim's instructions).
+-- members one at a time before converting it (callgrind: about 5% of the server's instructions per URL).
 local function settle_leases(blob, now, later)
   local out = {}
   local queued, pages = 0, 0
