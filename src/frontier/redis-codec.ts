@@ -14,13 +14,12 @@ export function redisScore(p: number): number {
 
 const keyBytes = Buffer.alloc(8);
 /**
- * A URL's place in its host's queue on the shared frontier from its priority, as qkey in
- * redis/common.lua computes it: the priority's 64 bits ordered as the priority descending, split into
- * an integer score below 2^52 (Redis keeps it as an integer in a small sorted set, compared without
- * parsing text) and 12 bits (`lo`, the first 2 bytes of the member, before the id). Orders exactly
- * as the priorities do, highest first.
+ * A URL's key in its host's queue on the shared frontier from its priority, as qkey in
+ * redis/common.lua computes it: the priority's 64 bits ordered as the priority descending, the first
+ * 8 bytes of its member there (before the id; the members, all of score 0, order as their bytes).
+ * Orders exactly as the priorities do, highest first. (The buffer is overwritten by the next call.)
  */
-export function queueKey(p: number): { score: number; lo: number } {
+export function queueKey(p: number): Buffer {
   const b = keyBytes;
   b.writeDoubleBE(p === 0 ? 0 : p, 0);
   if (b[0] < 128) {
@@ -28,7 +27,7 @@ export function queueKey(p: number): { score: number; lo: number } {
     b[0] = 127 - b[0];
     for (let i = 1; i < 8; i++) b[i] = 255 - b[i];
   }
-  return { score: b.readUIntBE(0, 6) * 16 + (b[6] >> 4), lo: ((b[6] & 15) << 8) | b[7] };
+  return b;
 }
 
 /** The length of `v` in MessagePack as Lua's cmsgpack writes it (integers as such, doubles as float 32 when exact). */
@@ -80,23 +79,13 @@ function urlRest(url: string, host: string): [string, number] {
   return [url, 0];
 }
 
-/** Writes a whole number below 10^16 as 16 decimal digits (leading zeros) at `o`; returns the offset after them. */
-function writeDigits16(b: Buffer, o: number, n: number): number {
-  for (let i = o + 15; i >= o; i--) {
-    const q = Math.floor(n / 10);
-    b[i] = 48 + n - q * 10;
-    n = q;
-  }
-  return o + 16;
-}
-
-/** Fixed part of an add (see encodeAdds): host id, hash, queue place (score, its 16 digits, member), id, state, lengths of host and record. */
-const ADD_HEAD = 4 + 16 + 8 + 16 + 8 + 8 + 1 + 2 + 4;
+/** Fixed part of an add (see encodeAdds): host id, hash, queue member (key, id), id, state, lengths of host and record. */
+const ADD_HEAD = 4 + 16 + 14 + 8 + 1 + 2 + 4;
 
 /**
  * Encodes adds as one string for the intake script (layout in redis/intake.lua): the crawl's
  * `epoch` in which the host ids were learnt and the ids reserved, then the adds. Each carries its
- * place in its host's queue (score and member, see queueKey); its record (u:<hid> in
+ * member in its host's queue (see queueKey); its record (u:<hid> in
  * redis/common.lua) in MessagePack, whole when `ids` gives its id (reserved by the client), else but
  * for the id, which the script gives and puts in front; and its host's id when `hostId` knows it,
  * else the host's name. Returns the string and the indexes
@@ -138,11 +127,7 @@ export function encodeAdds(
     const id = ids?.[i] ?? 0;
     o = b.writeUInt32BE(r.hid, o);
     o += u.hash.copy(b, o, 0, 16);
-    const k = queueKey(priority);
-    o = b.writeDoubleBE(k.score, o);
-    // (as text too: the script hands it to ZADD as it is, without formatting a number)
-    o = writeDigits16(b, o, k.score);
-    o = b.writeUInt16BE(k.lo, o);
+    o += queueKey(priority).copy(b, o);
     o = b.writeUInt16BE(Math.floor(id / 2 ** 32), o);
     o = b.writeUInt32BE(id % 2 ** 32, o);
     o = b.writeDoubleBE(id, o);

@@ -15,7 +15,7 @@ function priorities(): number[] {
     Number.MIN_VALUE, 2.2250738585072014e-308, 123456789.123, 0.001, 0.002, 0.999];
   const b = Buffer.alloc(8);
   for (const p of [0.3, 1, 1e-12]) {
-    // the neighbours of p, one bit of its mantissa apart (in the last 12 bits: the 2 bytes of the member)
+    // the neighbours of p, one bit of its mantissa apart (in its last 12 bits too)
     b.writeDoubleBE(p);
     const lo = b.readBigUInt64BE();
     for (const d of [1n, 2n, 4095n, 4096n, 4097n]) {
@@ -23,22 +23,22 @@ function priorities(): number[] {
       ps.push(b.readDoubleBE(), -b.readDoubleBE());
     }
   }
-  // whole numbers (fish, shark: a band plus a counter) differ in the score only, not in the 2 bytes
+  // whole numbers (fish, shark: a band plus a counter) differ in their high bits only
   for (let k = 0; k < 40; k++) ps.push(1_000_000 + k);
   for (let i = 0; i < 300; i++) ps.push((rng.next() - 0.5) * 10 ** Math.floor(rng.next() * 40 - 20), Math.round(rng.next() * 1000) / 1000);
   return ps;
 }
 
-const byKey = (a: { score: number; lo: number }, b: { score: number; lo: number }) => a.score - b.score || a.lo - b.lo;
+// (the members, all of score 0, order as their bytes: Redis compares members of equal score so)
+const byKey = (a: Buffer, b: Buffer) => Buffer.compare(a, b);
+// (queueKey's buffer is overwritten by its next call)
+const placeOf = (p: number): Buffer => Buffer.from(queueKey(p));
 
-describe('queue places on the shared frontier (score and 2 bytes from the priority)', () => {
+describe('queue keys on the shared frontier (8 bytes from the priority)', () => {
   it('order exactly as the priorities, highest first, equal ones alike, and the scripts compute the same as the client', async () => {
     const ps = priorities();
-    const keys = ps.map(queueKey);
-    for (const k of keys) {
-      expect(Number.isInteger(k.score) && k.score >= 0 && k.score < 2 ** 52).toBe(true);
-      expect(k.lo >= 0 && k.lo < 4096).toBe(true);
-    }
+    const keys = ps.map(placeOf);
+    for (const k of keys) expect(k.length).toBe(8);
     // sorted by place, the priorities descend; equal places only for equal priorities (0 and -0 alike)
     const order = ps.map((p, i) => ({ p, k: keys[i] })).sort((a, b) => byKey(a.k, b.k));
     for (let i = 1; i < order.length; i++) {
@@ -49,10 +49,9 @@ describe('queue places on the shared frontier (score and 2 bytes from the priori
     const conn = await testCrawl('qkey').connect();
     const blob = Buffer.alloc(8 * ps.length);
     ps.forEach((p, i) => blob.writeDoubleBE(p, 8 * i));
-    const lua = `${common}\nlocal out = {}\nfor at = 1, #ARGV[6], 8 do\n  local s, lo = qkey((struct.unpack('>d', ARGV[6], at)))\n  out[#out + 1] = s\n  out[#out + 1] = string.byte(lo, 1) * 256 + string.byte(lo, 2)\nend\nreturn out`;
-    const got = (await conn.client.eval(lua, 0, 'x:', '1', '0', '0', '0', blob)) as number[];
-    expect(got.length).toBe(2 * ps.length);
-    ps.forEach((_p, i) => expect({ score: got[2 * i], lo: got[2 * i + 1] }).toEqual(keys[i]));
+    const lua = `${common}\nlocal out = {}\nfor at = 1, #ARGV[6], 8 do out[#out + 1] = qkey((struct.unpack('>d', ARGV[6], at))) end\nreturn out`;
+    const got = (await conn.client.callBuffer('EVAL', lua, 0, 'x:', '1', '0', '0', '0', blob)) as Buffer[];
+    expect(got).toEqual(keys);
   });
 
   it('hands out URLs in the order of their priorities to the last bit, ties first in first out, also after re-prioritising', async () => {
@@ -64,7 +63,7 @@ describe('queue places on the shared frontier (score and 2 bytes from the priori
     });
     const { ids } = await f.intake({ adds });
     // some change priority, as the strategy decides on its own (updates) or for a link found again
-    // (changes): the scripts move their queue places (score and member depend on the priority)
+    // (changes): the scripts move their queue members (which begin with the priority's key)
     const rng = mulberry32(3);
     const pick = () => ps[Math.floor(rng.next() * ps.length)];
     // (a subnormal priority goes to the server as 0: see redisScore)

@@ -64,7 +64,7 @@ local function claim_now()
   local tops = {}
   if want > 0 then tops = redis.call('ZRANGE', K('ready'), '0', string.format('%d', want - 1)) end
   local hids = {}
-  for i = 1, #tops do hids[i] = struct.unpack('>I4', tops[i], 9) end
+  for i = 1, #tops do hids[i] = struct.unpack('>I4', tops[i], 15) end
   hosts_read(hids)
   local taken = 0
   for i = 1, #tops do
@@ -82,7 +82,7 @@ local function claim_now()
       elseif room > 0 then popped = redis.call('ZPOPMIN', qk(hid), string.format('%d', room)) end
       local k = #popped / 2
       for j = 1, #popped, 2 do
-        local id = idof(popped[j], 3)
+        local id = idof(popped[j], 9)
         local ik, ifield = ixk(id)
         local v = redis.call('HGET', ik, ifield)
         if #v > 20 then v = string.sub(v, 1, 20) end

@@ -7,20 +7,22 @@
 --             (scheme 2), or the whole URL (scheme 0). A URL handed out keeps state QUEUED in its
 --             record and is not in q:<hid>: leased while the lease its ix entry names is in `leases`
 --             or `held`, done once it is in neither.
---   q:<hid>   zset of the host's queued URLs: score and member from the priority and the id (qkey):
---             ordered by priority, highest first, then by id = discovery sequence (first in, first out).
+--   q:<hid>   zset of the host's queued URLs, all of score 0: ordered by their members (14 bytes,
+--             compared byte by byte), the priority's 8 key bytes (qkey) then the 6-byte id: by
+--             priority, highest first, then by id = discovery sequence (first in, first out).
 --   ix:<id/32> hash: id % 32 -> 4-byte host id .. 16-byte URL hash (finds a URL by id), then,
 --             from its claim on, the worker and claim numbers of its lease (the last 6 bytes of the
 --             lease member). Written at the claim, where the entry was just read, so that a done
 --             settles without a write here; a requeue or an expiry removes them.
---   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc12d' then its name): t may be
+--   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc18' then its name): t may be
 --             contacted from (server ms), f leases out, p pages counted, d delay (ms; -1: the
---             crawl's), s suspended, w in `sleep`, whether it is in `ready`, its member there (r)
---             and score there (b: the score of its best URL in q:<hid>).
+--             crawl's), s suspended, w in `sleep`, whether it is in `ready` and its member there (r).
 --   hosts     hash name -> host id; hid, seq, cno, wno: counters (host, URL, claim, worker numbers;
 --             seq also counts URL ids reserved by clients, see redis-id-blocks.ts); urls: URLs known.
---   ready     zset of hosts that may be contacted: score and member those of their best URL in
---             q:<hid>, then the 4-byte host id (the same order as their best URLs').
+--   ready     zset of hosts that may be contacted, all of score 0: member that of their best URL in
+--             q:<hid> then the 4-byte host id, so ordered as their best URLs are.
+--             (Score 0 in both: a score in a reply costs a printf of a double, its text a string
+--             interned in Lua, and one sent a strtod; a 0 is stored in a byte.)
 --   sleep     zset of hosts with queued URLs waiting for their time: score t, member host id.
 --   suspended set of the ids of the hosts suspended (h.s), for monitoring (hosts.lua states).
 --   leases    zset: member 4-byte host id, 6-byte URL id, 2-byte worker number, 4-byte claim number;
@@ -98,13 +100,11 @@ local function ixk(id)
   return ixb(math.floor(id / IXN)), ixf(id % IXN)
 end
 
--- A URL's place in its host's queue: the score and the first 2 bytes of its member (the member: those,
--- then idkey(id)). The priority's 64 bits, ordered as the priority descending (IEEE 754 doubles order
--- as their bits once negatives are inverted), are split: the first 52 make the score, an integer
--- below 2^52 that Redis keeps as an integer in a listpack (compared without parsing text: a ZADD
--- costs less than half of one with a fractional score), the last 12 the 2 bytes, which order
--- members of equal score before the id does. So the order is exactly that of the priorities, then
--- of the ids. redis-codec.ts (queueKey) computes the same for the adds.
+-- A URL's key in its host's queue, the first 8 bytes of its member (the member: those, then
+-- idkey(id)): the priority's 64 bits, ordered as the priority descending (IEEE 754 doubles order as
+-- their bits once negatives are inverted). Members of equal score order as their bytes, so the order
+-- is exactly that of the priorities, then of the ids. redis-codec.ts (queueKey) computes the same
+-- for the adds.
 local function qkey(p)
   if p == 0 then p = 0 end -- (-0 as 0)
   local b1, b2, b3, b4, b5, b6, b7, b8 = string.byte(struct.pack('>d', p), 1, 8)
@@ -112,22 +112,21 @@ local function qkey(p)
     -- p >= 0: all bits inverted, then the sign bit (higher priorities first, after them the negatives)
     b1, b2, b3, b4, b5, b6, b7, b8 = 127 - b1, 255 - b2, 255 - b3, 255 - b4, 255 - b5, 255 - b6, 255 - b7, 255 - b8
   end
-  return ((((b1 * 256 + b2) * 256 + b3) * 256 + b4) * 256 + b5) * 4096 + b6 * 16 + math.floor(b7 / 16),
-    string.char(b7 % 16, b8)
+  return string.char(b1, b2, b3, b4, b5, b6, b7, b8)
 end
 -- the member in q:<hid> of a URL from its record
 local function qmember(r)
-  local _, lo = qkey(r[5])
-  return lo .. idkey(r[1])
+  return qkey(r[5]) .. idkey(r[1])
 end
--- whether a queue place (score, member: 2 bytes then the 6-byte id) comes before another
-local function qbefore(s1, m1, s2, m2)
-  if s1 ~= s2 then return s1 < s2 end
-  local a1, a2, a3 = struct.unpack('>I2I2I4', m1)
-  local b1, b2, b3 = struct.unpack('>I2I2I4', m2)
+-- whether a queue member (8 key bytes then the 6-byte id) comes before another: their bytes compared
+-- (as numbers: Lua compares strings with strcoll, which follows the server's locale)
+local function qbefore(m1, m2)
+  local a1, a2, a3, a4 = struct.unpack('>I4I4I2I4', m1)
+  local b1, b2, b3, b4 = struct.unpack('>I4I4I2I4', m2)
   if a1 ~= b1 then return a1 < b1 end
   if a2 ~= b2 then return a2 < b2 end
-  return a3 < b3
+  if a3 ~= b3 then return a3 < b3 end
+  return a4 < b4
 end
 
 local function lease_member(hid, id, wno, cno)
@@ -206,13 +205,13 @@ local function queued_member(hid, hash, id)
   if redis.call('ZSCORE', qk(hid), m) ~= false then return m end
 end
 
-local NO_MEMBER = string.rep('\0', 12)
+local NO_MEMBER = string.rep('\0', 18)
 
 -- The state of a host (nil if there is no such host).
 local function parse_host(v)
-  local t, f, p, own, s, w, inr, r, b, at = struct.unpack('>di4i4i4BBBc12d', v)
+  local t, f, p, own, s, w, inr, r, at = struct.unpack('>di4i4i4BBBc18', v)
   return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
-    r = inr == 1 and r or '', b = b, n = string.sub(v, at), dirty = false }
+    r = inr == 1 and r or '', n = string.sub(v, at), dirty = false }
 end
 -- Host states are read once per script run and written once at its end: HS holds those read or
 -- made (hid -> state), HDIRTY those changed since (hid -> true). Every read goes through HS
@@ -258,8 +257,8 @@ local function hosts_flush()
   for hid in pairs(HDIRTY) do
     local h = HS[hid]
     args[#args + 1] = hk(hid)
-    args[#args + 1] = struct.pack('>di4i4i4BBBc12d', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
-      h.r ~= '' and 1 or 0, h.r ~= '' and h.r or NO_MEMBER, h.r ~= '' and h.b or 0) .. h.n
+    args[#args + 1] = struct.pack('>di4i4i4BBBc18', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
+      h.r ~= '' and 1 or 0, h.r ~= '' and h.r or NO_MEMBER) .. h.n
   end
   for at = 1, #args, 1000 do redis.call('MSET', unpack(args, at, math.min(#args, at + 999))) end
   HDIRTY = {}
@@ -272,7 +271,7 @@ local function host_id(name, cache)
   if not hid then
     hid = redis.call('INCR', P .. 'hid')
     redis.call('HSET', P .. 'hosts', name, hid)
-    save_host(hid, { t = 0, f = 0, p = 0, d = DELAY, own = -1, s = false, w = false, r = '', b = 0, n = name })
+    save_host(hid, { t = 0, f = 0, p = 0, d = DELAY, own = -1, s = false, w = false, r = '', n = name })
   end
   hid = tonumber(hid)
   if cache then cache[name] = hid end
@@ -317,28 +316,27 @@ end
 -- the host's state (written at the script's end) when it changed (`h.dirty`: f, p or t did; `h.popped`: it was taken off `ready`
 -- already, its stored r is stale).
 local function place(hid, h, now)
-  local nr, sleeping, score, text = '', false, nil, nil
+  local nr, sleeping = '', false
   if not h.s and h.f < CONC and (MAXHOST == 0 or h.p < MAXHOST) then
-    local best = redis.call('ZRANGE', qk(hid), '0', '0', 'WITHSCORES')
+    local best = redis.call('ZRANGE', qk(hid), '0', '0')
     if #best > 0 then
-      if h.t > now then sleeping = true else nr, score, text = best[1] .. hidkey(hid), tonumber(best[2]), best[2] end
+      if h.t > now then sleeping = true else nr = best[1] .. hidkey(hid) end
     end
   end
-  if nr == h.r and not h.popped and (nr == '' or score == h.b) and sleeping == h.w and not (sleeping and h.dirty) then
+  if nr == h.r and not h.popped and sleeping == h.w and not (sleeping and h.dirty) then
     if h.dirty then save_host(hid, h) end
     return
   end
   if h.r ~= '' and h.r ~= nr and not h.popped then zset('ready', h.r, false) end
-  if nr ~= '' then zset('ready', nr, text) end
+  if nr ~= '' then zset('ready', nr, '0') end
   if sleeping then zset('sleep', hid, h.t)
   elseif h.w then zset('sleep', hid, false) end
-  h.r, h.b, h.w, h.dirty, h.popped = nr, score or 0, sleeping, false, false
+  h.r, h.w, h.dirty, h.popped = nr, sleeping, false, false
   save_host(hid, h)
 end
 
 -- Places hosts that only gained URLs since they were placed: `gained` maps each of `hids` to the
--- queue place of the best of them ({score, member, score as text}, see qkey; false: the host had
--- other changes, and is placed apart). A host in `ready` stays there unless that one comes before
+-- queue member of the best of them (see qkey; false: the host had other changes, and is placed apart). A host in `ready` stays there unless that one comes before
 -- its best (qbefore); one asleep before its time sleeps on; others are placed anew. Their states are
 -- read in one MGET per 1000 hosts, and those not changed yet in this run are only decoded as far as
 -- that decision needs (offsets in the h:<hid> layout).
@@ -351,23 +349,23 @@ local function place_gained(gained, all, now)
   for _, hid in ipairs(hids) do
     local g = gained[hid]
     local h, v = HS[hid], HRAW[hid]
-    -- in `ready` with its best URL's place (score, member); else asleep until its time
-    local inr, s, m, asleep
+    -- in `ready` with its best URL's member (its first 14 bytes there); else asleep until its time
+    local inr, m, asleep
     if h then
       inr = h.r ~= ''
-      if inr then s, m = h.b, h.r end
+      if inr then m = h.r end
       asleep = h.w and h.t > now
     else
       inr = string.byte(v, 23) == 1
-      if inr then s, m = struct.unpack('>d', v, 36), string.sub(v, 24, 31) end
+      if inr then m = string.sub(v, 24, 37) end
       asleep = string.byte(v, 22) == 1 and struct.unpack('>d', v, 1) > now
     end
     if inr then
-      if qbefore(g[1], g[2], s, m) then
+      if qbefore(g, m) then
         h = load_host(hid)
         zset('ready', h.r, false)
-        h.r, h.b = g[2] .. hidkey(hid), g[1]
-        zset('ready', h.r, g[3])
+        h.r = g .. hidkey(hid)
+        zset('ready', h.r, '0')
         save_host(hid, h)
       end
     elseif not asleep then
@@ -380,8 +378,7 @@ local function sched(hid, now) place(hid, load_host(hid), now) end
 
 -- Queues a URL again (its record says QUEUED). Returns 1 if it was not in the queue.
 local function requeue(hid, r)
-  local s, lo = qkey(r[5])
-  return redis.call('ZADD', qk(hid), s, lo .. idkey(r[1]))
+  return redis.call('ZADD', qk(hid), '0', qkey(r[5]) .. idkey(r[1]))
 end
 
 -- Priority updates the strategy decided on its own: `blob` holds per URL its id and new priority
@@ -399,8 +396,7 @@ local function apply_updates(blob, now)
       rec_put(hid, hash, r)
       -- (a leased URL is not in its queue: its record only)
       if redis.call('ZREM', qk(hid), was) == 1 then
-        local s, lo = qkey(p)
-        redis.call('ZADD', qk(hid), s, lo .. idkey(id))
+        redis.call('ZADD', qk(hid), '0', qkey(p) .. idkey(id))
         touched[hid] = true
       end
     end

@@ -5,8 +5,8 @@
 --   inlinks, inlinkScore ('' unchanged).
 -- The adds: the length of the crawl's epoch in which their host ids and ids were had (1 byte; 0: they
 -- name no host by id and carry no id), that epoch (see hosts.lua), then per add: host id (4 bytes;
--- 0: by name) and URL hash (16 bytes), the URL's place in its queue (qkey in common.lua: the score as a
--- big-endian double and as 16 decimal digits, then the member: 2 bytes and the 6-byte id), the id
+-- 0: by name) and URL hash (16 bytes), the URL's member in its queue (8 key bytes, see qkey in
+-- common.lua, and the 6-byte id), the id
 -- again as a double (reserved by the client, see redis-id-blocks.ts; 0: the next of `seq`, and the
 -- member's id bytes are 0), state (1 byte), lengths of host name (0 with an id) and record (2, 4
 -- bytes), the name, then the URL's record (u:<hid>) in MessagePack: whole with an id, else without its
@@ -24,7 +24,7 @@ end
 local now = now_ms()
 local settled = apply_pending(ARGV[9], ARGV[10], now)
 local touched = {}
--- hosts that gained URLs: the best of them ({score, 2 bytes, id}, see qkey); `false` once the host has other changes
+-- hosts that gained URLs: the queue member of the best of them (see qkey); `false` once the host has other changes
 local gained, gainedAt = {}, {}
 local hosts = {}
 local named = {}
@@ -38,7 +38,7 @@ local at = 2 + el
 local ukey = {}
 local nOut = 2
 while at <= #adds do
-  local ixv, s, stext, mem, id, state, hl, rl, pos = struct.unpack('>c20dc16c8dBI2I4', adds, at)
+  local ixv, mem, id, state, hl, rl, pos = struct.unpack('>c20c14dBI2I4', adds, at)
   local hid = struct.unpack('>I4', ixv)
   local hash = string.sub(ixv, 5)
   if hid == 0 then
@@ -57,7 +57,7 @@ while at <= #adds do
   else
     -- (0x9c: an array of 12; the id as MessagePack's uint 32)
     id = nextId
-    mem = string.sub(mem, 1, 2) .. idkey(id)
+    mem = string.sub(mem, 1, 8) .. idkey(id)
     rec = '\156' .. (id < TWO32 and struct.pack('>BI4', 0xce, id) or cmsgpack.pack(id)) .. string.sub(adds, pos + hl, pos + hl + rl - 1)
   end
   at = pos + hl + rl
@@ -77,15 +77,14 @@ while at <= #adds do
     if state == QUEUED then
       local q = qw[hid]
       if not q then
-        qw[hid] = { stext, mem }
-        gained[hid] = { s, mem, stext }
+        qw[hid] = { '0', mem }
+        gained[hid] = mem
         gainedAt[#gainedAt + 1] = hid
         touched[hid] = true
       else
-        q[#q + 1] = stext
+        q[#q + 1] = '0'
         q[#q + 1] = mem
-        local g = gained[hid]
-        if qbefore(s, mem, g[1], g[2]) then g[1], g[2], g[3] = s, mem, stext end
+        if qbefore(mem, gained[hid]) then gained[hid] = mem end
       end
       queued = queued + 1
     end
@@ -127,12 +126,11 @@ for hid, g in pairs(byHost) do
       at[c.hash] = #hashes
     end
   end
-  -- inq[i]: the URL is in its host's queue; before[i]: its member there before the changes, and
-  -- prio[i] its priority then (the score)
+  -- inq[i]: the URL is in its host's queue; before[i]: its member there before the changes
   local recs, inq, mem = host_records(hid, hashes)
-  local before, prio, dirty = {}, {}, {}
+  local before, dirty = {}, {}
   for i, r in pairs(recs) do
-    if r and inq[i] then before[i], prio[i] = mem[i], r[5] end
+    if r and inq[i] then before[i] = mem[i] end
   end
   for _, c in ipairs(g) do
     local i = at[c.hash]
@@ -168,13 +166,12 @@ for hid, g in pairs(byHost) do
     hset[#hset + 1] = hashes[i]
     hset[#hset + 1] = cmsgpack.pack(recs[i])
   end
-  -- the queue: a member that changed (priority: its 2 bytes) or left goes, a new one comes, one that
-  -- stays takes its new score
+  -- the queue: a member that changed (priority: its key bytes) or left goes, a new one comes
   for i in pairs(dirty) do
     local m = inq[i] and qmember(recs[i])
     if before[i] and before[i] ~= m then zrem[#zrem + 1] = before[i] end
-    if m and (m ~= before[i] or recs[i][5] ~= prio[i]) then
-      zadd[#zadd + 1] = (qkey(recs[i][5]))
+    if m and m ~= before[i] then
+      zadd[#zadd + 1] = '0'
       zadd[#zadd + 1] = m
     end
   end
