@@ -5,9 +5,9 @@
 # counts instructions, not cache misses: a change that saves instructions but touches more memory
 # can still be slower (measure wall time side by side too, scripts/bench-versus.ts).
 #
-#   bash scripts/bench-redis-instructions.sh [URLS] [HOSTS]     (defaults 100000 1000: 100 URLs a host, as the 1M/10k benchmark)
+#   [PORT=6390] bash scripts/bench-redis-instructions.sh [URLS] [HOSTS]     (defaults 100000 1000: 100 URLs a host, as the 1M/10k benchmark)
 #
-# Starts its own redis-server under callgrind on 127.0.0.1:6390 (instrumentation off), runs
+# Starts its own redis-server under callgrind on 127.0.0.1:$PORT (instrumentation off), runs
 # scripts/bench-distributed.ts against it, counts only its 1-client phase (claims of 256, each lease
 # settled done with the next claim), stops the server, and prints the instructions per URL with the
 # profile's path (callgrind_annotate <path> breaks them down by function). Needs valgrind and
@@ -15,7 +15,7 @@
 set -euo pipefail
 URLS=${1:-100000}
 HOSTS=${2:-1000}
-PORT=6390
+PORT=${PORT:-6390}
 for tool in valgrind callgrind_control callgrind_annotate redis-server redis-cli; do
   command -v $tool >/dev/null || { echo "bench-redis-instructions: $tool is not installed (Debian: valgrind, redis-server)" >&2; exit 2; }
 done

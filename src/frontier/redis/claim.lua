@@ -13,24 +13,24 @@ local function claim_now()
   -- (the leases settled leave `leases` once this claim's joined it: see settle_leases)
   local settledLeases = {}
   local settled = apply_pending(ARGV[9], ARGV[10], now, settledLeases)
-  redis.call('HSET', K('workers'), wno, now)
-  local pages = tonumber(redis.call('GET', K('pages')) or 0)
+  rcall('HSET', K('workers'), wno, now)
+  local pages = tonumber(rcall('GET', K('pages')) or 0)
   local queued = 0
 
   batch_begin()
   -- leases not settled in time, and released ones not confirmed in time: their URLs go back to their
   -- host's queue, their pages to the budget (a released one's host was freed when it was released)
   for _, set in ipairs({ 'leases', 'held' }) do
-    for _, m in ipairs(redis.call('ZRANGEBYSCORE', K(set), '-inf', now, 'LIMIT', 0, 1000)) do
+    for _, m in ipairs(rcall('ZRANGEBYSCORE', K(set), '-inf', now, 'LIMIT', 0, 1000)) do
       -- (a lease settled in the meantime is no longer in its set, or is one of settledLeases)
       if not settledLeases[m] then
-        redis.call('ZREM', K(set), m)
+        rcall('ZREM', K(set), m)
         local hid, id = lease_parse(m)
         local _, hash, by = ix_get(id)
         local r = rec_get(hid, hash)
         if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
         -- no longer handed out: its ix entry forgets the lease
-        if by == string.sub(m, 11) then ix_put(id, hid, hash) end
+        if by == ssub(m, 11) then ix_put(id, hid, hash) end
         local h = load_host(hid)
         if set == 'leases' then h.f = h.f - 1 end
         h.p, h.dirty = h.p - 1, true
@@ -41,7 +41,7 @@ local function claim_now()
   end
 
   -- hosts whose time has come
-  local woken = redis.call('ZRANGEBYSCORE', K('sleep'), '-inf', now, 'LIMIT', 0, 1000)
+  local woken = rcall('ZRANGEBYSCORE', K('sleep'), '-inf', now, 'LIMIT', 0, 1000)
   for i, hid in ipairs(woken) do woken[i] = tonumber(hid) end
   hosts_read(woken)
   for _, hid in ipairs(woken) do sched(hid, now) end
@@ -50,21 +50,21 @@ local function claim_now()
 
   local out = { 'urls', now, settled }
   local n = 0
-  local cno = redis.call('INCR', K('cno')) % TWO32
+  local cno = rcall('INCR', K('cno')) % TWO32
   local exp = now + leaseMs
-  local expText = string.format('%d', exp)
+  local expText = sfmt('%d', exp)
   local leaseArgs = {}
-  local by = struct.pack('>I2I4', wno, cno) -- (the last 6 bytes of every lease member of this claim)
+  local by = spack('>I2I4', wno, cno) -- (the last 6 bytes of every lease member of this claim)
   local want = max
-  if MAXPAGES > 0 then want = math.min(want, MAXPAGES - pages) end
+  if MAXPAGES > 0 then want = mmin(want, MAXPAGES - pages) end
   -- the best hosts, at most one per URL wanted (each gives at least one); each takes as many of its
   -- best URLs as it may have out, so a host is never due again within one claim
   -- (members only: their scores are not needed, and a score in a reply costs a printf; those taken
   -- leave `ready` by rank below, before the batch puts any of them back)
   local tops = {}
-  if want > 0 then tops = redis.call('ZRANGE', K('ready'), '0', string.format('%d', want - 1)) end
+  if want > 0 then tops = rcall('ZRANGE', K('ready'), '0', sfmt('%d', want - 1)) end
   local hids = {}
-  for i = 1, #tops do hids[i] = struct.unpack('>I4', tops[i], 15) end
+  for i = 1, #tops do hids[i] = sunpack('>I4', tops[i], 15) end
   hosts_read(hids)
   local taken = 0
   for i = 1, #tops do
@@ -74,26 +74,26 @@ local function claim_now()
       taken = i
       local h = load_host(hid)
       h.r, h.popped = '', true
-      local room = math.min(max - n, CONC - h.f)
-      if MAXHOST > 0 then room = math.min(room, MAXHOST - h.p) end
-      if MAXPAGES > 0 then room = math.min(room, MAXPAGES - pages) end
+      local room = mmin(max - n, CONC - h.f)
+      if MAXHOST > 0 then room = mmin(room, MAXHOST - h.p) end
+      if MAXPAGES > 0 then room = mmin(room, MAXPAGES - pages) end
       local popped = {}
-      if room == 1 then popped = redis.call('ZPOPMIN', qk(hid))
-      elseif room > 0 then popped = redis.call('ZPOPMIN', qk(hid), string.format('%d', room)) end
+      if room == 1 then popped = rcall('ZPOPMIN', qk(hid))
+      elseif room > 0 then popped = rcall('ZPOPMIN', qk(hid), sfmt('%d', room)) end
       local k = #popped / 2
       for j = 1, #popped, 2 do
         local id = idof(popped[j], 9)
         local ik, ifield = ixk(id)
-        local v = redis.call('HGET', ik, ifield)
-        if #v > 20 then v = string.sub(v, 1, 20) end
-        local hash = string.sub(v, 5, 20)
+        local v = rcall('HGET', ik, ifield)
+        if #v > 20 then v = ssub(v, 1, 20) end
+        local hash = ssub(v, 5, 20)
         local m = lease_member(hid, id, wno, cno)
         -- the URL's ix entry names its lease (see common.lua): a done settles it without a write there
         -- (a queued URL's entry is host id and hash: the lease's numbers follow)
-        redis.call('HSET', ik, ifield, v .. by)
+        rcall('HSET', ik, ifield, v .. by)
         leaseArgs[#leaseArgs + 1] = expText
         leaseArgs[#leaseArgs + 1] = m
-        out[#out + 1] = m .. hash .. struct.pack('>ddI2', exp, hid, #h.n) .. h.n .. redis.call('HGET', uk(hid), hash)
+        out[#out + 1] = m .. hash .. spack('>ddI2', exp, hid, #h.n) .. h.n .. rcall('HGET', uk(hid), hash)
       end
       h.f, h.p, h.dirty = h.f + k, h.p + k, true
       if now + h.d > h.t then h.t = now + h.d end
@@ -101,30 +101,30 @@ local function claim_now()
       place(hid, h, now)
     end
   end
-  if taken > 0 then redis.call('ZREMRANGEBYRANK', K('ready'), '0', string.format('%d', taken - 1)) end
+  if taken > 0 then rcall('ZREMRANGEBYRANK', K('ready'), '0', sfmt('%d', taken - 1)) end
   batch_flush()
   for at = 1, #leaseArgs, 1000 do
-    redis.call('ZADD', K('leases'), unpack(leaseArgs, at, math.min(#leaseArgs, at + 999)))
+    rcall('ZADD', K('leases'), unpack(leaseArgs, at, mmin(#leaseArgs, at + 999)))
   end
   local gone = settledLeases.gone or {}
-  for at = 1, #gone, 1000 do redis.call('ZREM', K('leases'), unpack(gone, at, math.min(#gone, at + 999))) end
-  if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
-  redis.call('SET', K('pages'), pages)
+  for at = 1, #gone, 1000 do rcall('ZREM', K('leases'), unpack(gone, at, mmin(#gone, at + 999))) end
+  if queued ~= 0 then rcall('INCRBY', K('queued'), queued) end
+  rcall('SET', K('pages'), pages)
 
   if n > 0 then return out end
   local full = MAXPAGES > 0 and pages >= MAXPAGES
   local untl = nil
   if not full then
-    local wake = redis.call('ZRANGE', K('sleep'), 0, 0, 'WITHSCORES')
+    local wake = rcall('ZRANGE', K('sleep'), 0, 0, 'WITHSCORES')
     if #wake > 0 then untl = tonumber(wake[2]) end
   end
   for _, set in ipairs({ 'leases', 'held' }) do
-    local lease = redis.call('ZRANGE', K(set), 0, 0, 'WITHSCORES')
+    local lease = rcall('ZRANGE', K(set), 0, 0, 'WITHSCORES')
     if #lease > 0 then
       -- another worker's settle may free a host or requeue a URL any time: ask again soon (or at the
       -- lease's expiry). With the budget spent, too: a lease that expires (its worker died) or is
       -- settled as not counted gives its page back, and the pages must then be fetched by someone
-      local soon = math.min(tonumber(lease[2]), now + 200)
+      local soon = mmin(tonumber(lease[2]), now + 200)
       if untl == nil or soon < untl then untl = soon end
     end
   end
@@ -137,8 +137,8 @@ end
 -- (the call number and the reply in two fields: a claim reads only the number, the reply when resent)
 local wno, call = tonumber(ARGV[8]), ARGV[11] or ''
 if call ~= '' then
-  if redis.call('HGET', K('wlast'), wno) == call then return cmsgpack.unpack(redis.call('HGET', K('wlast'), wno .. 'r')) end
+  if rcall('HGET', K('wlast'), wno) == call then return cmsgpack.unpack(rcall('HGET', K('wlast'), wno .. 'r')) end
 end
 local out = claim_now()
-if call ~= '' then redis.call('HSET', K('wlast'), wno, call, wno .. 'r', cmsgpack.pack(out)) end
+if call ~= '' then rcall('HSET', K('wlast'), wno, call, wno .. 'r', cmsgpack.pack(out)) end
 return out

@@ -35,6 +35,8 @@
 --             reply (cmsgpack: a resent claim gets it again).
 -- ARGV[1] prefix, ARGV[2] per-host concurrency, ARGV[3] pages per host (0: no limit),
 -- ARGV[4] default delay (ms), ARGV[5] pages in all (0: no limit); the script's own from ARGV[6].
+-- (the library functions the scripts call per URL, as locals: a global's lookup costs two table reads)
+local rcall, spack, sunpack, ssub, floor, mmin, sfmt = redis.call, struct.pack, struct.unpack, string.sub, math.floor, math.min, string.format
 local P = ARGV[1]
 local CONC = tonumber(ARGV[2])
 local MAXHOST = tonumber(ARGV[3])
@@ -46,15 +48,15 @@ local TWO32 = 4294967296
 local function K(s) return P .. s end
 
 local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local t = rcall('TIME')
+  return tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
 end
 
-local function num(x) return string.format('%.17g', x) end
+local function num(x) return sfmt('%.17g', x) end
 
-local function idkey(id) return struct.pack('>I2I4', math.floor(id / TWO32), id % TWO32) end
+local function idkey(id) return spack('>I2I4', floor(id / TWO32), id % TWO32) end
 local function idof(m, at)
-  local hi, lo = struct.unpack('>I2I4', m, at or 1)
+  local hi, lo = sunpack('>I2I4', m, at or 1)
   return hi * TWO32 + lo
 end
 -- (memoised for the script run: a host's id is packed for each of its keys, its `ready` member, ...)
@@ -62,7 +64,7 @@ local HIDK = {}
 local function hidkey(hid)
   local k = HIDK[hid]
   if not k then
-    k = struct.pack('>I4', hid)
+    k = spack('>I4', hid)
     HIDK[hid] = k
   end
   return k
@@ -97,7 +99,7 @@ end
 -- more per URL than 128 (measured: 124 against 122 bytes per queued URL)
 local IXN = 32
 local function ixk(id)
-  return ixb(math.floor(id / IXN)), ixf(id % IXN)
+  return ixb(floor(id / IXN)), ixf(id % IXN)
 end
 
 -- A URL's key in its host's queue, the first 8 bytes of its member (the member: those, then
@@ -107,7 +109,7 @@ end
 -- for the adds.
 local function qkey(p)
   if p == 0 then p = 0 end -- (-0 as 0)
-  local b1, b2, b3, b4, b5, b6, b7, b8 = string.byte(struct.pack('>d', p), 1, 8)
+  local b1, b2, b3, b4, b5, b6, b7, b8 = string.byte(spack('>d', p), 1, 8)
   if b1 < 128 then
     -- p >= 0: all bits inverted, then the sign bit (higher priorities first, after them the negatives)
     b1, b2, b3, b4, b5, b6, b7, b8 = 127 - b1, 255 - b2, 255 - b3, 255 - b4, 255 - b5, 255 - b6, 255 - b7, 255 - b8
@@ -121,8 +123,8 @@ end
 -- whether a queue member (8 key bytes then the 6-byte id) comes before another: their bytes compared
 -- (as numbers: Lua compares strings with strcoll, which follows the server's locale)
 local function qbefore(m1, m2)
-  local a1, a2, a3, a4 = struct.unpack('>I4I4I2I4', m1)
-  local b1, b2, b3, b4 = struct.unpack('>I4I4I2I4', m2)
+  local a1, a2, a3, a4 = sunpack('>I4I4I2I4', m1)
+  local b1, b2, b3, b4 = sunpack('>I4I4I2I4', m2)
   if a1 ~= b1 then return a1 < b1 end
   if a2 ~= b2 then return a2 < b2 end
   if a3 ~= b3 then return a3 < b3 end
@@ -130,31 +132,31 @@ local function qbefore(m1, m2)
 end
 
 local function lease_member(hid, id, wno, cno)
-  return struct.pack('>I4I2I4I2I4', hid, math.floor(id / TWO32), id % TWO32, wno, cno)
+  return spack('>I4I2I4I2I4', hid, floor(id / TWO32), id % TWO32, wno, cno)
 end
 -- host id, URL id, worker number of a lease member
 local function lease_parse(m)
-  local hid, hi, lo, wno = struct.unpack('>I4I2I4I2', m)
+  local hid, hi, lo, wno = sunpack('>I4I2I4I2', m)
   return hid, hi * TWO32 + lo, wno
 end
 
 -- `by`: the worker and claim numbers (last 6 bytes of its lease member) of the URL's lease (none: not handed out)
 local function ix_put(id, hid, hash, by)
   local k, f = ixk(id)
-  redis.call('HSET', k, f, hidkey(hid) .. hash .. (by or ''))
+  rcall('HSET', k, f, hidkey(hid) .. hash .. (by or ''))
 end
 -- host id, URL hash, and the `by` of the URL's lease (false if none, see ix_put)
 local function ix_get(id)
   local k, f = ixk(id)
-  local v = redis.call('HGET', k, f)
+  local v = rcall('HGET', k, f)
   if not v then return nil, nil, false end
-  return (struct.unpack('>I4', v)), string.sub(v, 5, 20), #v > 20 and string.sub(v, 21)
+  return (sunpack('>I4', v)), ssub(v, 5, 20), #v > 20 and ssub(v, 21)
 end
 
 -- a number for a reply: integers as they are, others as strings (Lua numbers become integer replies)
 local function rnum(x)
-  if x == math.floor(x) and x > -9007199254740992 and x < 9007199254740992 then return x end
-  return string.format('%.17g', x)
+  if x == floor(x) and x > -9007199254740992 and x < 9007199254740992 then return x end
+  return sfmt('%.17g', x)
 end
 
 -- HMGET and ZMSCORE over any number of fields (calls of at most 1000): a list with one entry per field
@@ -162,7 +164,7 @@ end
 local function many(cmd, key, fields)
   local out = {}
   for at = 1, #fields, 1000 do
-    local part = redis.call(cmd, key, unpack(fields, at, math.min(#fields, at + 999)))
+    local part = rcall(cmd, key, unpack(fields, at, mmin(#fields, at + 999)))
     for i = 1, #part do out[at + i - 1] = part[i] end
   end
   return out
@@ -192,26 +194,26 @@ local function host_records(hid, hashes)
 end
 
 local function rec_get(hid, hash)
-  local v = redis.call('HGET', uk(hid), hash)
+  local v = rcall('HGET', uk(hid), hash)
   if not v then return nil end
   return cmsgpack.unpack(v)
 end
-local function rec_put(hid, hash, r) redis.call('HSET', uk(hid), hash, cmsgpack.pack(r)) end
+local function rec_put(hid, hash, r) rcall('HSET', uk(hid), hash, cmsgpack.pack(r)) end
 -- the member in its host's queue of the URL of this host, hash and id, if it is there (else nil)
 local function queued_member(hid, hash, id)
   local r = rec_get(hid, hash)
   if r == nil or r[1] ~= id then return nil end
   local m = qmember(r)
-  if redis.call('ZSCORE', qk(hid), m) ~= false then return m end
+  if rcall('ZSCORE', qk(hid), m) ~= false then return m end
 end
 
 local NO_MEMBER = string.rep('\0', 18)
 
 -- The state of a host (nil if there is no such host).
 local function parse_host(v)
-  local t, f, p, own, s, w, inr, r, at = struct.unpack('>di4i4i4BBBc18', v)
+  local t, f, p, own, s, w, inr, r, at = sunpack('>di4i4i4BBBc18', v)
   return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
-    r = inr == 1 and r or '', n = string.sub(v, at), dirty = false }
+    r = inr == 1 and r or '', n = ssub(v, at), dirty = false }
 end
 -- Host states are read once per script run and written once at its end: HS holds those read or
 -- made (hid -> state), HDIRTY those changed since (hid -> true). Every read goes through HS
@@ -226,7 +228,7 @@ local function load_host(hid)
   if v then
     HRAW[hid] = nil
   else
-    v = redis.call('GET', hk(hid))
+    v = rcall('GET', hk(hid))
     if not v then return nil end
   end
   h = parse_host(v)
@@ -241,8 +243,8 @@ local function hosts_read(hids)
   end
   for i = 1, #want, 1000 do
     local keys = {}
-    for j = i, math.min(#want, i + 999) do keys[j - i + 1] = hk(want[j]) end
-    for k, v in ipairs(redis.call('MGET', unpack(keys))) do
+    for j = i, mmin(#want, i + 999) do keys[j - i + 1] = hk(want[j]) end
+    for k, v in ipairs(rcall('MGET', unpack(keys))) do
       if v then HRAW[want[i + k - 1]] = v end
     end
   end
@@ -257,20 +259,20 @@ local function hosts_flush()
   for hid in pairs(HDIRTY) do
     local h = HS[hid]
     args[#args + 1] = hk(hid)
-    args[#args + 1] = struct.pack('>di4i4i4BBBc18', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
+    args[#args + 1] = spack('>di4i4i4BBBc18', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
       h.r ~= '' and 1 or 0, h.r ~= '' and h.r or NO_MEMBER) .. h.n
   end
-  for at = 1, #args, 1000 do redis.call('MSET', unpack(args, at, math.min(#args, at + 999))) end
+  for at = 1, #args, 1000 do rcall('MSET', unpack(args, at, mmin(#args, at + 999))) end
   HDIRTY = {}
 end
 
 local function host_id(name, cache)
   local hid = cache and cache[name]
   if hid then return hid end
-  hid = redis.call('HGET', P .. 'hosts', name)
+  hid = rcall('HGET', P .. 'hosts', name)
   if not hid then
-    hid = redis.call('INCR', P .. 'hid')
-    redis.call('HSET', P .. 'hosts', name, hid)
+    hid = rcall('INCR', P .. 'hid')
+    rcall('HSET', P .. 'hosts', name, hid)
     save_host(hid, { t = 0, f = 0, p = 0, d = DELAY, own = -1, s = false, w = false, r = '', n = name })
   end
   hid = tonumber(hid)
@@ -292,8 +294,8 @@ local function flush_set(key, changes)
       rem[#rem + 1] = m
     end
   end
-  for at = 1, #rem, 1000 do redis.call('ZREM', key, unpack(rem, at, math.min(#rem, at + 999))) end
-  for at = 1, #add, 1000 do redis.call('ZADD', key, unpack(add, at, math.min(#add, at + 999))) end
+  for at = 1, #rem, 1000 do rcall('ZREM', key, unpack(rem, at, mmin(#rem, at + 999))) end
+  for at = 1, #add, 1000 do rcall('ZADD', key, unpack(add, at, mmin(#add, at + 999))) end
 end
 local function batch_flush()
   if not BATCH then return end
@@ -305,9 +307,9 @@ local function zset(which, m, score)
   if BATCH then
     BATCH[which][tostring(m)] = score
   elseif score then
-    redis.call('ZADD', P .. which, score, m)
+    rcall('ZADD', P .. which, score, m)
   else
-    redis.call('ZREM', P .. which, m)
+    rcall('ZREM', P .. which, m)
   end
 end
 
@@ -318,7 +320,7 @@ end
 local function place(hid, h, now)
   local nr, sleeping = '', false
   if not h.s and h.f < CONC and (MAXHOST == 0 or h.p < MAXHOST) then
-    local best = redis.call('ZRANGE', qk(hid), '0', '0')
+    local best = rcall('ZRANGE', qk(hid), '0', '0')
     if #best > 0 then
       if h.t > now then sleeping = true else nr = best[1] .. hidkey(hid) end
     end
@@ -357,8 +359,8 @@ local function place_gained(gained, all, now)
       asleep = h.w and h.t > now
     else
       inr = string.byte(v, 23) == 1
-      if inr then m = string.sub(v, 24, 37) end
-      asleep = string.byte(v, 22) == 1 and struct.unpack('>d', v, 1) > now
+      if inr then m = ssub(v, 24, 37) end
+      asleep = string.byte(v, 22) == 1 and sunpack('>d', v, 1) > now
     end
     if inr then
       if qbefore(g, m) then
@@ -378,7 +380,7 @@ local function sched(hid, now) place(hid, load_host(hid), now) end
 
 -- Queues a URL again (its record says QUEUED). Returns 1 if it was not in the queue.
 local function requeue(hid, r)
-  return redis.call('ZADD', qk(hid), '0', qkey(r[5]) .. idkey(r[1]))
+  return rcall('ZADD', qk(hid), '0', qkey(r[5]) .. idkey(r[1]))
 end
 
 -- Priority updates the strategy decided on its own: `blob` holds per URL its id and new priority
@@ -387,7 +389,7 @@ local function apply_updates(blob, now)
   if blob == nil or #blob == 0 then return end
   local touched = {}
   for at = 1, #blob, 16 do
-    local id, p = struct.unpack('>dd', blob, at)
+    local id, p = sunpack('>dd', blob, at)
     local hid, hash = ix_get(id)
     local r = hash and rec_get(hid, hash)
     if r and r[2] == QUEUED and r[5] ~= p then
@@ -395,8 +397,8 @@ local function apply_updates(blob, now)
       r[5] = p
       rec_put(hid, hash, r)
       -- (a leased URL is not in its queue: its record only)
-      if redis.call('ZREM', qk(hid), was) == 1 then
-        redis.call('ZADD', qk(hid), '0', qkey(p) .. idkey(id))
+      if rcall('ZREM', qk(hid), was) == 1 then
+        rcall('ZADD', qk(hid), '0', qkey(p) .. idkey(id))
         touched[hid] = true
       end
     end

@@ -12,20 +12,20 @@ if op == 'id' then return host_id(ARGV[7]) end
 if op == 'states' then
   -- a host in `sleep` whose time has come waits for the next claim to move it to `ready`: it waits already
   local now = now_ms()
-  local woke = redis.call('ZCOUNT', K('sleep'), '-inf', now)
-  return { redis.call('ZCARD', K('ready')) + woke, redis.call('ZCARD', K('sleep')) - woke, redis.call('SCARD', K('suspended')) }
+  local woke = rcall('ZCOUNT', K('sleep'), '-inf', now)
+  return { rcall('ZCARD', K('ready')) + woke, rcall('ZCARD', K('sleep')) - woke, rcall('SCARD', K('suspended')) }
 end
 if op == 'epoch' then
-  local t = redis.call('TIME')
-  redis.call('SET', K('epoch'), t[1] .. '.' .. t[2], 'NX')
-  return redis.call('GET', K('epoch'))
+  local t = rcall('TIME')
+  rcall('SET', K('epoch'), t[1] .. '.' .. t[2], 'NX')
+  return rcall('GET', K('epoch'))
 end
 if op == 'worker' then
-  local wno = redis.call('HGET', K('wnos'), ARGV[7])
+  local wno = rcall('HGET', K('wnos'), ARGV[7])
   if wno then return tonumber(wno) end
-  wno = redis.call('INCR', K('wno')) % 65536
-  redis.call('HSET', K('wnos'), ARGV[7], wno)
-  redis.call('HSET', K('wnames'), wno, ARGV[7])
+  wno = rcall('INCR', K('wno')) % 65536
+  rcall('HSET', K('wnos'), ARGV[7], wno)
+  rcall('HSET', K('wnames'), wno, ARGV[7])
   return wno
 end
 local hid = tonumber(ARGV[7])
@@ -43,7 +43,7 @@ if op == 'defer' then
   if t > h.t then h.t, h.dirty = t, true end
 elseif op == 'suspend' then
   h.s, h.dirty = true, true
-  redis.call('SADD', K('suspended'), hid)
+  rcall('SADD', K('suspended'), hid)
 else
   return redis.error_reply('ERR unknown host operation ' .. tostring(op))
 end

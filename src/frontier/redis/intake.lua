@@ -18,7 +18,7 @@ local adds, nChanges, updates = ARGV[6], tonumber(ARGV[7]), ARGV[8]
 -- (the server lost the crawl's keys) nothing is done and the answer is the error TC_STALE_HOSTS (the
 -- client learns the new epoch and sends the adds again by name, without ids)
 local el = string.byte(adds, 1)
-if el > 0 and redis.call('GET', K('epoch')) ~= string.sub(adds, 2, 1 + el) then
+if el > 0 and rcall('GET', K('epoch')) ~= ssub(adds, 2, 1 + el) then
   return redis.error_reply('TC_STALE_HOSTS the host ids sent are of another epoch of this crawl')
 end
 local now = now_ms()
@@ -29,7 +29,7 @@ local gained, gainedAt = {}, {}
 local hosts = {}
 local named = {}
 local out = { settled, '' }
-local nextId = tonumber(redis.call('GET', K('seq')) or 0) + 1
+local nextId = tonumber(rcall('GET', K('seq')) or 0) + 1
 local firstId = nextId
 local queued, added = 0, 0
 local ixw, qw = {}, {}
@@ -38,13 +38,13 @@ local at = 2 + el
 local ukey = {}
 local nOut = 2
 while at <= #adds do
-  local ixv, mem, id, state, hl, rl, pos = struct.unpack('>c20c14dBI2I4', adds, at)
-  local hid = struct.unpack('>I4', ixv)
-  local hash = string.sub(ixv, 5)
+  local ixv, mem, id, state, hl, rl, pos = sunpack('>c20c14dBI2I4', adds, at)
+  local hid = sunpack('>I4', ixv)
+  local hash = ssub(ixv, 5)
   if hid == 0 then
-    hid = host_id(string.sub(adds, pos, pos + hl - 1), hosts)
+    hid = host_id(ssub(adds, pos, pos + hl - 1), hosts)
     ixv = hidkey(hid) .. hash
-    named[#named + 1] = string.sub(ixv, 1, 4)
+    named[#named + 1] = ssub(ixv, 1, 4)
   end
   local u = ukey[hid]
   if not u then
@@ -53,20 +53,20 @@ while at <= #adds do
   end
   local rec, own = nil, id == 0
   if not own then
-    rec = string.sub(adds, pos + hl, pos + hl + rl - 1)
+    rec = ssub(adds, pos + hl, pos + hl + rl - 1)
   else
     -- (0x9c: an array of 12; the id as MessagePack's uint 32)
     id = nextId
-    mem = string.sub(mem, 1, 8) .. idkey(id)
-    rec = '\156' .. (id < TWO32 and struct.pack('>BI4', 0xce, id) or cmsgpack.pack(id)) .. string.sub(adds, pos + hl, pos + hl + rl - 1)
+    mem = ssub(mem, 1, 8) .. idkey(id)
+    rec = '\156' .. (id < TWO32 and spack('>BI4', 0xce, id) or cmsgpack.pack(id)) .. ssub(adds, pos + hl, pos + hl + rl - 1)
   end
   at = pos + hl + rl
   nOut = nOut + 1
-  if redis.call('HSETNX', u, hash, rec) == 1 then
+  if rcall('HSETNX', u, hash, rec) == 1 then
     if own then nextId = nextId + 1 end
     added = added + 1
     -- the id index and the queues are written after the loop, a bucket or a host at a time
-    local b = math.floor(id / IXN)
+    local b = floor(id / IXN)
     local ix = ixw[b]
     if not ix then
       ix = {}
@@ -93,12 +93,12 @@ while at <= #adds do
     out[nOut] = -rec_get(hid, hash)[1]
   end
 end
-for b, ix in pairs(ixw) do redis.call('HSET', ixb(b), unpack(ix)) end
+for b, ix in pairs(ixw) do rcall('HSET', ixb(b), unpack(ix)) end
 for hid, q in pairs(qw) do
-  for i = 1, #q, 1000 do redis.call('ZADD', qk(hid), unpack(q, i, math.min(#q, i + 999))) end
+  for i = 1, #q, 1000 do rcall('ZADD', qk(hid), unpack(q, i, mmin(#q, i + 999))) end
 end
-if nextId > firstId then redis.call('SET', K('seq'), nextId - 1) end
-if added > 0 then redis.call('INCRBY', K('urls'), added) end
+if nextId > firstId then rcall('SET', K('seq'), nextId - 1) end
+if added > 0 then rcall('INCRBY', K('urls'), added) end
 out[2] = table.concat(named)
 
 -- changes, a host at a time: its records and queue entries read in one call each, written in one each
@@ -175,12 +175,12 @@ for hid, g in pairs(byHost) do
       zadd[#zadd + 1] = m
     end
   end
-  for k = 1, #hset, 1000 do redis.call('HSET', uk(hid), unpack(hset, k, math.min(#hset, k + 999))) end
-  for k = 1, #zrem, 1000 do redis.call('ZREM', qk(hid), unpack(zrem, k, math.min(#zrem, k + 999))) end
-  for k = 1, #zadd, 1000 do redis.call('ZADD', qk(hid), unpack(zadd, k, math.min(#zadd, k + 999))) end
+  for k = 1, #hset, 1000 do rcall('HSET', uk(hid), unpack(hset, k, mmin(#hset, k + 999))) end
+  for k = 1, #zrem, 1000 do rcall('ZREM', qk(hid), unpack(zrem, k, mmin(#zrem, k + 999))) end
+  for k = 1, #zadd, 1000 do rcall('ZADD', qk(hid), unpack(zadd, k, mmin(#zadd, k + 999))) end
 end
 
-if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
+if queued ~= 0 then rcall('INCRBY', K('queued'), queued) end
 local others = {}
 for hid in pairs(touched) do
   if not gained[hid] then others[#others + 1] = hid end

@@ -13,7 +13,7 @@ while ARGV[a] do
   local name = ARGV[a]
   local hid = hids[name]
   if hid == nil then
-    hid = redis.call('HGET', K('hosts'), name)
+    hid = rcall('HGET', K('hosts'), name)
     hids[name] = hid
     if hid then groups[hid] = {} end
   end
@@ -36,10 +36,10 @@ for hid, at in pairs(groups) do
         state = 1
         if by then
           local m = hidkey(tonumber(hid)) .. idkey(r[1]) .. by
-          if not redis.call('ZSCORE', K('leases'), m) and not redis.call('ZSCORE', K('held'), m) then state = FETCHED end
+          if not rcall('ZSCORE', K('leases'), m) and not rcall('ZSCORE', K('held'), m) then state = FETCHED end
         end
       end
-      out[at[k]] = struct.pack('>dddddddd', r[1], hid, state, r[3], r[5], r[4], r[9], r[10])
+      out[at[k]] = spack('>dddddddd', r[1], hid, state, r[3], r[5], r[4], r[9], r[10])
     end
   end
 end

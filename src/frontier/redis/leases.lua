@@ -16,7 +16,7 @@ local function settle_leases(blob, now, later)
   -- which leases still hold, or are held released (one ZMSCORE each, one ZREM for the batch); a
   -- lease settled twice counts once
   local members, valid, seen, dup = {}, {}, {}, {}
-  for at = 1, #blob, 42 do members[#members + 1] = string.sub(blob, at, at + 15) end
+  for at = 1, #blob, 42 do members[#members + 1] = ssub(blob, at, at + 15) end
   local scores = zmscore(K('leases'), members)
   -- (held: only those not leased, if any)
   local heldScores, missing, missingAt = {}, {}, {}
@@ -45,7 +45,7 @@ local function settle_leases(blob, now, later)
     later.gone = gone
     for _, m in ipairs(gone) do later[m] = true end
   else
-    for at = 1, #gone, 1000 do redis.call('ZREM', K('leases'), unpack(gone, at, math.min(#gone, at + 999))) end
+    for at = 1, #gone, 1000 do rcall('ZREM', K('leases'), unpack(gone, at, mmin(#gone, at + 999))) end
   end
   local hids, ids, read = {}, {}, {}
   for i, m in ipairs(members) do
@@ -55,8 +55,11 @@ local function settle_leases(blob, now, later)
   hosts_read(read)
   batch_begin()
   for i, m in ipairs(members) do
-    local hash, done, counted, defer = struct.unpack('>c16BBd', blob, (i - 1) * 42 + 17)
+    local at = (i - 1) * 42
+    local done, counted, defer = sunpack('>BBd', blob, at + 33)
     local hid, id = hids[i], ids[i]
+    -- (the URL's hash: a done of a lease that holds does not need it)
+    local hash = (done ~= 1 or not valid[i]) and ssub(blob, at + 17, at + 32)
     local ok = 0
     -- a lease gone (expired), its URL back in its queue: the member there
     local back = not valid[i] and not dup[i] and queued_member(hid, hash, id)
@@ -94,9 +97,9 @@ local function settle_leases(blob, now, later)
       local h = load_host(hid)
       if done >= 1 then
         -- (released: taken as done at once, the lease being gone)
-        redis.call('ZREM', qk(hid), back)
+        rcall('ZREM', qk(hid), back)
         queued = queued - 1
-        ix_put(id, hid, hash, string.sub(m, 11))
+        ix_put(id, hid, hash, ssub(m, 11))
         if counted == 1 then h.p, pages, h.dirty = h.p + 1, pages + 1, true end
       end
       if defer >= 0 and now + defer > h.t then h.t, h.dirty = now + defer, true end
@@ -105,16 +108,16 @@ local function settle_leases(blob, now, later)
       -- the same settle sent again (the client resends commands after a reconnection): it stands
       -- (the URL's ix entry still names this lease, which is in neither set: it was settled done)
       local _, _, by = ix_get(id)
-      if by == string.sub(m, 11) then ok = 1 end
+      if by == ssub(m, 11) then ok = 1 end
     end
     out[#out + 1] = ok
   end
   batch_flush()
   -- (held ones that were confirmed or requeued go after those released join: see `later`)
-  for at = 1, #released, 1000 do redis.call('ZADD', K('held'), unpack(released, at, math.min(#released, at + 999))) end
-  for at = 1, #unheld, 1000 do redis.call('ZREM', K('held'), unpack(unheld, at, math.min(#unheld, at + 999))) end
-  if queued ~= 0 then redis.call('INCRBY', K('queued'), queued) end
-  if pages ~= 0 then redis.call('INCRBY', K('pages'), pages) end
+  for at = 1, #released, 1000 do rcall('ZADD', K('held'), unpack(released, at, mmin(#released, at + 999))) end
+  for at = 1, #unheld, 1000 do rcall('ZREM', K('held'), unpack(unheld, at, mmin(#unheld, at + 999))) end
+  if queued ~= 0 then rcall('INCRBY', K('queued'), queued) end
+  if pages ~= 0 then rcall('INCRBY', K('pages'), pages) end
   return out
 end
 
