@@ -78,10 +78,14 @@ local function claim_now()
       if MAXHOST > 0 then room = mmin(room, MAXHOST - h.p) end
       if MAXPAGES > 0 then room = mmin(room, MAXPAGES - pages) end
       local popped = {}
-      if room == 1 then popped = rcall('ZPOPMIN', qk(hid))
-      elseif room > 0 then popped = rcall('ZPOPMIN', qk(hid), sfmt('%d', room)) end
-      local k = #popped / 2
-      for j = 1, #popped, 2 do
+      -- (read, then removed by rank: ZPOPMIN would reply each member's score, a printf even of a 0)
+      if room > 0 then
+        local last = room == 1 and '0' or sfmt('%d', room - 1)
+        popped = rcall('ZRANGE', qk(hid), '0', last)
+        if #popped > 0 then rcall('ZREMRANGEBYRANK', qk(hid), '0', last) end
+      end
+      local k = #popped
+      for j = 1, #popped do
         local id = idof(popped[j], 9)
         local ik, ifield = ixk(id)
         local v = rcall('HGET', ik, ifield)
