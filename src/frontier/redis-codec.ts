@@ -203,14 +203,15 @@ export function decodeRecord(b: Buffer, at = 0): RecordValue[] {
   const n = (head & 0xf0) === 0x90 ? head & 0x0f : head === 0xdc ? b.readUInt16BE((o += 2) - 2) : -1;
   if (n < 0) throw new Error(`not a record of the shared frontier (MessagePack 0x${head?.toString(16)} at ${at})`);
   const out: RecordValue[] = new Array(n);
-  const str = (len: number) => b.toString('utf8', o, (o += len));
+  // (strings: their length, then o moves past them below; no closure made per record)
+  let len = -1;
   for (let i = 0; i < n; i++) {
     if (o >= b.length) throw new Error('not a record of the shared frontier (cut short)');
     const t = b[o++];
     let v: RecordValue;
     if (t < 0x80) v = t;
     else if (t >= 0xe0) v = t - 256;
-    else if ((t & 0xe0) === 0xa0) v = str(t & 0x1f);
+    else if ((t & 0xe0) === 0xa0) len = t & 0x1f;
     else {
       switch (t) {
         case 0xc0: v = null; break;
@@ -226,13 +227,17 @@ export function decodeRecord(b: Buffer, at = 0): RecordValue[] {
         case 0xd3: v = Number(b.readBigInt64BE(o)); o += 8; break;
         case 0xca: v = b.readFloatBE(o); o += 4; break;
         case 0xcb: v = b.readDoubleBE(o); o += 8; break;
-        case 0xd9: o += 1; v = str(b[o - 1]); break;
-        case 0xda: o += 2; v = str(b.readUInt16BE(o - 2)); break;
-        case 0xdb: o += 4; v = str(b.readUInt32BE(o - 4)); break;
+        case 0xd9: len = b[o]; o += 1; break;
+        case 0xda: len = b.readUInt16BE(o); o += 2; break;
+        case 0xdb: len = b.readUInt32BE(o); o += 4; break;
         default: throw new Error(`not a record of the shared frontier (MessagePack 0x${t?.toString(16)} at ${o - 1})`);
       }
     }
-    out[i] = v;
+    if (len >= 0) {
+      v = b.toString('utf8', o, (o += len));
+      len = -1;
+    }
+    out[i] = v!;
   }
   if (o > b.length) throw new Error('not a record of the shared frontier (cut short)');
   return out;
