@@ -20,7 +20,11 @@
  * Each phase also gives `server_ms`: the time the server spent running the scripts in it (INFO
  * commandstats; the rest of the phase's time is the client's and the wire's).
  * The crawl's keys are deleted at the end. Prints one JSON object with the command.
+ * `BENCH_PHASE_START` / `BENCH_PHASE_END` (environment): shell commands run just before and just
+ * after the 1-client phase, waited for (bench-redis-instructions.sh turns callgrind's counting on
+ * and off with them, so that it counts that phase exactly).
  */
+import { execSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import type { NewUrl } from '../src/frontier/frontier.js';
 import { RedisConnection } from '../src/frontier/redis-connection.js';
@@ -136,7 +140,9 @@ try {
   out.memory = { used_memory_delta_mb: +((mem1 - mem0) / 2 ** 20).toFixed(1), bytes_per_queued_url: Math.round((mem1 - mem0) / queued) };
   process.stderr.write(`adds ${JSON.stringify(out.adds)} memory ${JSON.stringify(out.memory)}\n`);
 
+  if (process.env.BENCH_PHASE_START) execSync(process.env.BENCH_PHASE_START, { stdio: 'ignore' });
   const one = await drain([f1], Math.floor(N / 2));
+  if (process.env.BENCH_PHASE_END) execSync(process.env.BENCH_PHASE_END, { stdio: 'ignore' });
   const us2 = await scriptUsec(main);
   out.claims_1_client = { claimed: one.claimed, claim_calls: one.claims, ms: Math.round(one.ms), per_sec: perSec(one.claimed, one.ms), server_ms: Math.round((us2 - us1) / 1000) };
   process.stderr.write(`claims, 1 client ${JSON.stringify(out.claims_1_client)}\n`);
