@@ -1,7 +1,7 @@
 #!/bin/bash
 # Instructions the Redis server spends per URL claimed and settled (issue 13), counted by valgrind's
 # callgrind: unlike wall time on this machine (its speed drifts by a third within an hour), the count
-# repeats to within 1% run after run, so two codes of the frontier's scripts compare closely. It
+# repeats to within about 2% run after run, so two codes of the frontier's scripts compare closely. It
 # counts instructions, not cache misses: a change that saves instructions but touches more memory
 # can still be slower (measure wall time side by side too, scripts/bench-versus.ts).
 #
@@ -28,7 +28,9 @@ trap 'redis-cli -p $PORT shutdown nosave >/dev/null 2>&1 || true' EXIT
 until redis-cli -p $PORT ping >/dev/null 2>&1; do sleep 0.5; done
 # (counting on and off by the benchmark itself, just before and after its 1-client phase: polling
 # its output from here started the count up to seconds late when the machine was loaded)
-(cd "$root" && BENCH_PHASE_START="callgrind_control -i on" BENCH_PHASE_END="callgrind_control -i off" \
+# (this server's pid: callgrind_control without one switches every callgrind run on the machine)
+pid=$(redis-cli -p $PORT info server | tr -d '\r' | grep '^process_id:' | cut -d: -f2)
+(cd "$root" && BENCH_PHASE_START="callgrind_control -i on $pid" BENCH_PHASE_END="callgrind_control -i off $pid" \
   npx tsx scripts/bench-distributed.ts --urls "$URLS" --hosts "$HOSTS" ${CLAIM_BATCH:+--claim-batch "$CLAIM_BATCH"} \
   --redis redis://127.0.0.1:$PORT/0 > "$D/bench.json" 2> "$D/bench.err") &
 bench=$!
@@ -36,7 +38,7 @@ until grep -q 'claims, 1 client' "$D/bench.err" 2>/dev/null; do
   kill -0 $bench 2>/dev/null || { cat "$D/bench.err" >&2; exit 1; }
   sleep 0.2
 done
-callgrind_control -d > /dev/null
+callgrind_control -d $pid > /dev/null
 kill $bench 2>/dev/null || true
 wait $bench 2>/dev/null || true
 claimed=$(grep 'claims, 1 client' "$D/bench.err" | grep -o '"claimed":[0-9]*' | cut -d: -f2)
