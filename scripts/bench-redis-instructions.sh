@@ -3,9 +3,10 @@
 # callgrind: unlike wall time on this machine (its speed drifts by a third within an hour), the count
 # repeats to within about 2% run after run, so two codes of the frontier's scripts compare closely. It
 # counts instructions, not cache misses: a change that saves instructions but touches more memory
-# can still be slower (measure wall time side by side too, scripts/bench-versus.ts).
+# can still be slower (measure wall time side by side too: scripts/bench-frontier-ab.ts).
 #
-#   [PORT=6390] bash scripts/bench-redis-instructions.sh [URLS] [HOSTS]     (defaults 100000 1000: 100 URLs a host, as the 1M/10k benchmark)
+#   [PORT=6390] [CLAIM_BATCH=256] bash scripts/bench-redis-instructions.sh [URLS] [HOSTS]
+#   (defaults 100000 1000: 100 URLs a host, as the 1M/10k benchmark)
 #
 # Starts its own redis-server under callgrind on 127.0.0.1:$PORT (instrumentation off), runs
 # scripts/bench-distributed.ts against it, counts only its 1-client phase (claims of 256, each lease
