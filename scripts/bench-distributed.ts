@@ -30,8 +30,7 @@ import type { NewUrl } from '../src/frontier/frontier.js';
 import { RedisConnection } from '../src/frontier/redis-connection.js';
 import { deleteCrawl } from '../src/frontier/redis-crawl-keys.js';
 import { RedisFrontier } from '../src/frontier/redis-frontier.js';
-import { urlHash } from '../src/url/url-hash.js';
-import { mulberry32 } from '../src/eval/prng.js';
+import { benchUrls, scriptUsec } from './bench-redis-common.js';
 
 const { values: a } = parseArgs({
   options: {
@@ -51,21 +50,7 @@ const IN_FLIGHT = Math.max(1, Number(a['in-flight']));
 const crawlId = `bench-${process.pid}-${Date.now()}`;
 const perSec = (n: number, ms: number) => Math.round(n / (ms / 1000));
 
-const rng = mulberry32(1);
-const rand = () => rng.next();
-function makeUrl(i: number): NewUrl {
-  const host = `h${Math.floor(H * rand())}.bench.test`;
-  const url = `http://${host}/p/${i}.html`;
-  return { hash: urlHash(url), url, host, depth: i % 7, priority: Math.round(rand() * 1000) / 1000, life: 3, parentId: null, anchor: null };
-}
-
-/** Microseconds the server spent in script calls so far (INFO commandstats: evalsha and eval). */
-async function scriptUsec(conn: RedisConnection): Promise<number> {
-  const info = await conn.client.info('commandstats');
-  let us = 0;
-  for (const m of info.matchAll(/cmdstat_(?:evalsha|eval):calls=\d+,usec=(\d+)/g)) us += Number(m[1]);
-  return us;
-}
+const makeUrl = benchUrls(H);
 
 async function usedMemory(conn: RedisConnection): Promise<number> {
   const info = await conn.client.info('memory');
@@ -118,7 +103,7 @@ try {
   const opts = { crawlId, delayMs: 0, perHostConcurrency: 1 };
   const f1 = await RedisFrontier.open(main, opts);
   const mem0 = await usedMemory(main);
-  const us0 = await scriptUsec(main);
+  const us0 = await scriptUsec(main.client);
   // as the engine sends a page's links without waiting for the answer (ids reserved): up to
   // --in-flight intakes at once; the next batch is made while they run (its making is timed too)
   const inFlight = new Set<Promise<unknown>>();
@@ -134,7 +119,7 @@ try {
   const addMs = performance.now() - t0;
   const mem1 = await usedMemory(main);
   const queued = await f1.size();
-  const us1 = await scriptUsec(main);
+  const us1 = await scriptUsec(main.client);
   // of each phase's time, how much the server spent running the scripts (the rest: the client, the wire)
   out.adds = { urls: N, queued, ms: Math.round(addMs), per_sec: perSec(N, addMs), server_ms: Math.round((us1 - us0) / 1000) };
   out.memory = { used_memory_delta_mb: +((mem1 - mem0) / 2 ** 20).toFixed(1), bytes_per_queued_url: Math.round((mem1 - mem0) / queued) };
@@ -143,12 +128,12 @@ try {
   if (process.env.BENCH_PHASE_START) execSync(process.env.BENCH_PHASE_START, { stdio: 'ignore' });
   const one = await drain([f1], Math.floor(N / 2));
   if (process.env.BENCH_PHASE_END) execSync(process.env.BENCH_PHASE_END, { stdio: 'ignore' });
-  const us2 = await scriptUsec(main);
+  const us2 = await scriptUsec(main.client);
   out.claims_1_client = { claimed: one.claimed, claim_calls: one.claims, ms: Math.round(one.ms), per_sec: perSec(one.claimed, one.ms), server_ms: Math.round((us2 - us1) / 1000) };
   process.stderr.write(`claims, 1 client ${JSON.stringify(out.claims_1_client)}\n`);
   const four = await Promise.all([0, 1, 2, 3].map(async (k) => RedisFrontier.open(await connect(), { ...opts, workerId: `bench-${k}` })));
   const rest = await drain(four, N - one.claimed);
-  out.claims_4_clients = { claimed: rest.claimed, claim_calls: rest.claims, ms: Math.round(rest.ms), per_sec: perSec(rest.claimed, rest.ms), server_ms: Math.round((await scriptUsec(main) - us2) / 1000) };
+  out.claims_4_clients = { claimed: rest.claimed, claim_calls: rest.claims, ms: Math.round(rest.ms), per_sec: perSec(rest.claimed, rest.ms), server_ms: Math.round((await scriptUsec(main.client) - us2) / 1000) };
   out.left_queued = await f1.size();
   for (const f of [f1, ...four]) await f.close();
 } finally {

@@ -28,8 +28,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { NewUrl } from '../src/frontier/frontier.js';
-import { mulberry32 } from '../src/eval/prng.js';
-import { urlHash } from '../src/url/url-hash.js';
+import { benchUrls, scriptUsec } from './bench-redis-common.js';
 
 const { values: a } = parseArgs({
   options: {
@@ -98,21 +97,13 @@ async function side(name: 'base' | 'new', dir: string): Promise<Side> {
   return { name, conn, f, crawlId, del: deleteCrawl, addMs: 0, addUs: 0, claimMs: 0, claimUs: 0, claimed: 0, settling: Promise.resolve(), empty: false };
 }
 
-/** Microseconds the server spent in script calls so far (INFO commandstats: evalsha and eval). */
-async function scriptUsec(conn: Conn): Promise<number> {
-  const info = await conn.client.info('commandstats');
-  let us = 0;
-  for (const m of info.matchAll(/cmdstat_(?:evalsha|eval):calls=\d+,usec=(\d+)/g)) us += Number(m[1]);
-  return us;
-}
-
 /** Times `work` for side `s`: wall ms and the server's script µs, added to its `ms`/`us` fields. */
 async function timed(s: Side, phase: 'add' | 'claim', work: () => Promise<void>): Promise<void> {
-  const us0 = await scriptUsec(s.conn);
+  const us0 = await scriptUsec(s.conn.client);
   const t0 = performance.now();
   await work();
   const ms = performance.now() - t0;
-  const us = (await scriptUsec(s.conn)) - us0;
+  const us = (await scriptUsec(s.conn.client)) - us0;
   if (phase === 'add') {
     s.addMs += ms;
     s.addUs += us;
@@ -147,14 +138,10 @@ const out: Record<string, unknown> = {
 };
 try {
   sides.push(await side('base', tree), await side('new', root));
-  const rng = mulberry32(1);
+  const makeUrl = benchUrls(H);
   for (let i = 0, b = 0; i < N; i += BATCH, b++) {
     const adds: NewUrl[] = [];
-    for (let j = i; j < Math.min(N, i + BATCH); j++) {
-      const host = `h${Math.floor(H * rng.next())}.bench.test`;
-      const url = `http://${host}/p/${j}.html`;
-      adds.push({ hash: urlHash(url), url, host, depth: j % 7, priority: Math.round(rng.next() * 1000) / 1000, life: 3, parentId: null, anchor: null });
-    }
+    for (let j = i; j < Math.min(N, i + BATCH); j++) adds.push(makeUrl(j));
     for (const s of b % 2 === 0 ? sides : [...sides].reverse()) await timed(s, 'add', () => s.f.intake({ adds }).then(() => undefined));
   }
   for (let t = 0; !sides.every((s) => s.empty); t++) {

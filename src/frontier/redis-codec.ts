@@ -208,13 +208,13 @@ export function decodeRecord(b: Buffer, at = 0): RecordValue[] {
   for (let i = 0; i < n; i++) {
     if (o >= b.length) throw new Error('not a record of the shared frontier (cut short)');
     const t = b[o++];
-    let v: RecordValue;
+    let v: RecordValue = null;
     if (t < 0x80) v = t;
     else if (t >= 0xe0) v = t - 256;
     else if ((t & 0xe0) === 0xa0) len = t & 0x1f;
     else {
       switch (t) {
-        case 0xc0: v = null; break;
+        case 0xc0: break; // (nil)
         case 0xc2: v = false; break;
         case 0xc3: v = true; break;
         case 0xcc: v = b[o]; o += 1; break;
@@ -237,7 +237,7 @@ export function decodeRecord(b: Buffer, at = 0): RecordValue[] {
       v = b.toString('utf8', o, (o += len));
       len = -1;
     }
-    out[i] = v!;
+    out[i] = v;
   }
   if (o > b.length) throw new Error('not a record of the shared frontier (cut short)');
   return out;
