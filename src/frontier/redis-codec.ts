@@ -79,8 +79,8 @@ function urlRest(url: string, host: string): [string, number] {
   return [url, 0];
 }
 
-/** Fixed part of an add (see encodeAdds): host id, hash, queue member (key, id), id, state, lengths of host and record. */
-const ADD_HEAD = 4 + 16 + 14 + 8 + 1 + 2 + 4;
+/** Fixed part of an add (see encodeAdds): host id, hash, queue member (key, id, hash), id, state, lengths of host and record. */
+const ADD_HEAD = 4 + 16 + 30 + 8 + 1 + 2 + 4;
 
 /**
  * Encodes adds as one string for the intake script (layout in redis/intake.lua): the crawl's
@@ -130,6 +130,7 @@ export function encodeAdds(
     o += queueKey(priority).copy(b, o);
     o = b.writeUInt16BE(Math.floor(id / 2 ** 32), o);
     o = b.writeUInt32BE(id % 2 ** 32, o);
+    o += u.hash.copy(b, o, 0, 16);
     o = b.writeDoubleBE(id, o);
     o = b.writeUInt8(state, o);
     o = b.writeUInt16BE(r.hostLen, o);

@@ -53,13 +53,14 @@ function diff(a: unknown, b: unknown, path: string, ignore: Set<string>): string
 /**
  * The layout of a crawl's keys on the server (redis/common.lua). Raised whenever the scripts read
  * or write the keys differently: a crawl is joined only by a topicrawl of the same layout.
- * 8: queue members carry the whole key (8 bytes), `ready` is ordered by its members alone (score 0);
+ * 9: queue members end with the URL hash (a claim reads no ix entry); 8: queue members carry the
+ * whole key (8 bytes), `ready` is ordered by its members alone (score 0);
  * 7: `wlast` keeps a claim's call number and its reply in two fields; 6: 32 ids per ix bucket (was 128);
  * 5: suspended hosts also kept in the set `suspended` (monitoring); 4: a URL's ix entry names its lease from the claim on (done: the lease gone); 3: host keys and
  * id buckets named in binary (names() in common.lua); 2: queue places from the
  * priority's bits (integer scores, qkey); 1 (unnamed): scores -priority.
  */
-export const FRONTIER_LAYOUT = 8;
+export const FRONTIER_LAYOUT = 9;
 
 /** What {@link registerCrawl} found: this process started the crawl, or joined one with the same configuration. */
 export type CrawlRegistration = 'created' | 'joined';

@@ -28,7 +28,7 @@ local function claim_now()
         local hid, id = lease_parse(m)
         local _, hash, by = ix_get(id)
         local r = rec_get(hid, hash)
-        if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
+        if r and r[2] == QUEUED then queued = queued + requeue(hid, r, hash) end
         -- no longer handed out: its ix entry forgets the lease
         if by == ssub(m, 11) then ix_put(id, hid, hash) end
         local h = load_host(hid)
@@ -64,7 +64,7 @@ local function claim_now()
   local tops = {}
   if want > 0 then tops = rcall('ZRANGE', K('ready'), '0', sfmt('%d', want - 1)) end
   local hids = {}
-  for i = 1, #tops do hids[i] = sunpack('>I4', tops[i], 15) end
+  for i = 1, #tops do hids[i] = sunpack('>I4', tops[i], 31) end
   hosts_read(hids)
   local taken = 0
   for i = 1, #tops do
@@ -86,15 +86,14 @@ local function claim_now()
       end
       local k = #popped
       for j = 1, #popped do
+        -- (the queue member: key, id, hash)
         local id = idof(popped[j], 9)
-        local ik, ifield = ixk(id)
-        local v = rcall('HGET', ik, ifield)
-        if #v > 20 then v = ssub(v, 1, 20) end
-        local hash = ssub(v, 5, 20)
+        local hash = ssub(popped[j], 15, 30)
         local m = lease_member(hid, id, wno, cno)
         -- the URL's ix entry names its lease (see common.lua): a done settles it without a write there
         -- (a queued URL's entry is host id and hash: the lease's numbers follow)
-        rcall('HSET', ik, ifield, v .. by)
+        local ik, ifield = ixk(id)
+        rcall('HSET', ik, ifield, hidkey(hid) .. hash .. by)
         leaseArgs[#leaseArgs + 1] = expText
         leaseArgs[#leaseArgs + 1] = m
         out[#out + 1] = m .. hash .. spack('>ddI2', exp, hid, #h.n) .. h.n .. rcall('HGET', uk(hid), hash)

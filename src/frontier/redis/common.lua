@@ -7,14 +7,16 @@
 --             (scheme 2), or the whole URL (scheme 0). A URL handed out keeps state QUEUED in its
 --             record and is not in q:<hid>: leased while the lease its ix entry names is in `leases`
 --             or `held`, done once it is in neither.
---   q:<hid>   zset of the host's queued URLs, all of score 0: ordered by their members (14 bytes,
---             compared byte by byte), the priority's 8 key bytes (qkey) then the 6-byte id: by
---             priority, highest first, then by id = discovery sequence (first in, first out).
+--   q:<hid>   zset of the host's queued URLs, all of score 0: ordered by their members (30 bytes,
+--             compared byte by byte), the priority's 8 key bytes (qkey), the 6-byte id, then the
+--             16-byte URL hash: by priority, highest first, then by id = discovery sequence (first
+--             in, first out; ids are unique, so the hash never decides). The hash is there so that a
+--             claim finds the URL's record without reading ix.
 --   ix:<id/32> hash: id % 32 -> 4-byte host id .. 16-byte URL hash (finds a URL by id), then,
 --             from its claim on, the worker and claim numbers of its lease (the last 6 bytes of the
 --             lease member). Written at the claim, where the entry was just read, so that a done
 --             settles without a write here; a requeue or an expiry removes them.
---   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc18' then its name): t may be
+--   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc34' then its name): t may be
 --             contacted from (server ms), f leases out, p pages counted, d delay (ms; -1: the
 --             crawl's), s suspended, w in `sleep`, whether it is in `ready` and its member there (r).
 --   hosts     hash name -> host id; hid, seq, cno, wno: counters (host, URL, claim, worker numbers;
@@ -116,11 +118,12 @@ local function qkey(p)
   end
   return string.char(b1, b2, b3, b4, b5, b6, b7, b8)
 end
--- the member in q:<hid> of a URL from its record
-local function qmember(r)
-  return qkey(r[5]) .. idkey(r[1])
+-- the member in q:<hid> of a URL from its record and hash
+local function qmember(r, hash)
+  return qkey(r[5]) .. idkey(r[1]) .. hash
 end
--- whether a queue member (8 key bytes then the 6-byte id) comes before another: their bytes compared
+-- whether a queue member (8 key bytes, the 6-byte id, the hash) comes before another: their first 14
+-- bytes compared (ids are unique)
 -- (as numbers: Lua compares strings with strcoll, which follows the server's locale)
 local function qbefore(m1, m2)
   local a1, a2, a3, a4 = sunpack('>I4I4I2I4', m1)
@@ -182,7 +185,7 @@ local function host_records(hid, hashes)
       local r = cmsgpack.unpack(v)
       recs[i] = r
       if r[2] == QUEUED then
-        mem[i] = qmember(r)
+        mem[i] = qmember(r, hashes[i])
         qm[#qm + 1] = mem[i]
         qat[#qat + 1] = i
       end
@@ -203,15 +206,15 @@ local function rec_put(hid, hash, r) rcall('HSET', uk(hid), hash, cmsgpack.pack(
 local function queued_member(hid, hash, id)
   local r = rec_get(hid, hash)
   if r == nil or r[1] ~= id then return nil end
-  local m = qmember(r)
+  local m = qmember(r, hash)
   if rcall('ZSCORE', qk(hid), m) ~= false then return m end
 end
 
-local NO_MEMBER = string.rep('\0', 18)
+local NO_MEMBER = string.rep('\0', 34)
 
 -- The state of a host (nil if there is no such host).
 local function parse_host(v)
-  local t, f, p, own, s, w, inr, r, at = sunpack('>di4i4i4BBBc18', v)
+  local t, f, p, own, s, w, inr, r, at = sunpack('>di4i4i4BBBc34', v)
   return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
     r = inr == 1 and r or '', n = ssub(v, at), dirty = false }
 end
@@ -259,7 +262,7 @@ local function hosts_flush()
   for hid in pairs(HDIRTY) do
     local h = HS[hid]
     args[#args + 1] = hk(hid)
-    args[#args + 1] = spack('>di4i4i4BBBc18', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
+    args[#args + 1] = spack('>di4i4i4BBBc34', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
       h.r ~= '' and 1 or 0, h.r ~= '' and h.r or NO_MEMBER) .. h.n
   end
   for at = 1, #args, 1000 do rcall('MSET', unpack(args, at, mmin(#args, at + 999))) end
@@ -351,7 +354,7 @@ local function place_gained(gained, all, now)
   for _, hid in ipairs(hids) do
     local g = gained[hid]
     local h, v = HS[hid], HRAW[hid]
-    -- in `ready` with its best URL's member (its first 14 bytes there); else asleep until its time
+    -- in `ready` with its best URL's member (its first 30 bytes there); else asleep until its time
     local inr, m, asleep
     if h then
       inr = h.r ~= ''
@@ -359,7 +362,7 @@ local function place_gained(gained, all, now)
       asleep = h.w and h.t > now
     else
       inr = string.byte(v, 23) == 1
-      if inr then m = ssub(v, 24, 37) end
+      if inr then m = ssub(v, 24, 53) end
       asleep = string.byte(v, 22) == 1 and sunpack('>d', v, 1) > now
     end
     if inr then
@@ -379,8 +382,8 @@ end
 local function sched(hid, now) place(hid, load_host(hid), now) end
 
 -- Queues a URL again (its record says QUEUED). Returns 1 if it was not in the queue.
-local function requeue(hid, r)
-  return rcall('ZADD', qk(hid), '0', qkey(r[5]) .. idkey(r[1]))
+local function requeue(hid, r, hash)
+  return rcall('ZADD', qk(hid), '0', qmember(r, hash))
 end
 
 -- Priority updates the strategy decided on its own: `blob` holds per URL its id and new priority
@@ -393,12 +396,12 @@ local function apply_updates(blob, now)
     local hid, hash = ix_get(id)
     local r = hash and rec_get(hid, hash)
     if r and r[2] == QUEUED and r[5] ~= p then
-      local was = qmember(r)
+      local was = qmember(r, hash)
       r[5] = p
       rec_put(hid, hash, r)
       -- (a leased URL is not in its queue: its record only)
       if rcall('ZREM', qk(hid), was) == 1 then
-        rcall('ZADD', qk(hid), '0', qkey(p) .. idkey(id))
+        rcall('ZADD', qk(hid), '0', qmember(r, hash))
         touched[hid] = true
       end
     end

@@ -6,7 +6,7 @@
 -- The adds: the length of the crawl's epoch in which their host ids and ids were had (1 byte; 0: they
 -- name no host by id and carry no id), that epoch (see hosts.lua), then per add: host id (4 bytes;
 -- 0: by name) and URL hash (16 bytes), the URL's member in its queue (8 key bytes, see qkey in
--- common.lua, and the 6-byte id), the id
+-- common.lua, the 6-byte id, the hash), the id
 -- again as a double (reserved by the client, see redis-id-blocks.ts; 0: the next of `seq`, and the
 -- member's id bytes are 0), state (1 byte), lengths of host name (0 with an id) and record (2, 4
 -- bytes), the name, then the URL's record (u:<hid>) in MessagePack: whole with an id, else without its
@@ -38,7 +38,7 @@ local at = 2 + el
 local ukey = {}
 local nOut = 2
 while at <= #adds do
-  local ixv, mem, id, state, hl, rl, pos = sunpack('>c20c14dBI2I4', adds, at)
+  local ixv, mem, id, state, hl, rl, pos = sunpack('>c20c30dBI2I4', adds, at)
   local hid = sunpack('>I4', ixv)
   local hash = ssub(ixv, 5)
   if hid == 0 then
@@ -57,7 +57,7 @@ while at <= #adds do
   else
     -- (0x9c: an array of 12; the id as MessagePack's uint 32)
     id = nextId
-    mem = ssub(mem, 1, 8) .. idkey(id)
+    mem = ssub(mem, 1, 8) .. idkey(id) .. hash
     rec = '\156' .. (id < TWO32 and spack('>BI4', 0xce, id) or cmsgpack.pack(id)) .. ssub(adds, pos + hl, pos + hl + rl - 1)
   end
   at = pos + hl + rl
@@ -168,7 +168,7 @@ for hid, g in pairs(byHost) do
   end
   -- the queue: a member that changed (priority: its key bytes) or left goes, a new one comes
   for i in pairs(dirty) do
-    local m = inq[i] and qmember(recs[i])
+    local m = inq[i] and qmember(recs[i], hashes[i])
     if before[i] and before[i] ~= m then zrem[#zrem + 1] = before[i] end
     if m and m ~= before[i] then
       zadd[#zadd + 1] = '0'

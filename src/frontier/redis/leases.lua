@@ -70,7 +70,7 @@ local function settle_leases(blob, now, later)
       -- (released again: it stays held until its expiry)
       if done == 0 then
         local r = rec_get(hid, hash)
-        if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
+        if r and r[2] == QUEUED then queued = queued + requeue(hid, r, hash) end
         ix_put(id, hid, hash)
       end
     elseif valid[i] then
@@ -81,7 +81,7 @@ local function settle_leases(blob, now, later)
         released[#released + 1] = m
       elseif done == 0 then
         local r = rec_get(hid, hash)
-        if r and r[2] == QUEUED then queued = queued + requeue(hid, r) end
+        if r and r[2] == QUEUED then queued = queued + requeue(hid, r, hash) end
         ix_put(id, hid, hash)
       end
       local h = load_host(hid)
