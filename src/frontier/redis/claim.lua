@@ -28,10 +28,10 @@ local function claim_now()
         local hid, id = lease_parse(m)
         local _, hash, by = ix_get(id)
         local r = rec_get(hid, hash)
-        if r and r[2] == QUEUED then queued = queued + requeue(hid, r, hash) end
+        local h = load_host(hid)
+        if r and r[2] == QUEUED then queued = queued + requeue(hid, h, r, hash) end
         -- no longer handed out: its ix entry forgets the lease
         if by == ssub(m, 11) then ix_put(id, hid, hash) end
-        local h = load_host(hid)
         if set == 'leases' then h.f = h.f - 1 end
         h.p, h.dirty = h.p - 1, true
         pages = pages - 1
@@ -77,15 +77,21 @@ local function claim_now()
       local room = mmin(max - n, CONC - h.f)
       if MAXHOST > 0 then room = mmin(room, MAXHOST - h.p) end
       if MAXPAGES > 0 then room = mmin(room, MAXPAGES - pages) end
-      local popped = {}
-      -- (read, then removed by rank: ZPOPMIN would reply each member's score, a printf even of a 0)
+      local popped, k = nil, 0
+      -- (read, then removed by rank: ZPOPMIN would reply each member's score, a printf even of a 0;
+      -- one more read than taken: the queue's next first member, h.nb)
       if room > 0 then
-        local last = room == 1 and '0' or sfmt('%d', room - 1)
-        popped = rcall('ZRANGE', qk(hid), '0', last)
-        if #popped > 0 then rcall('ZREMRANGEBYRANK', qk(hid), '0', last) end
+        popped = rcall('ZRANGE', qk(hid), '0', room == 1 and '1' or sfmt('%d', room))
+        k = #popped
+        if k > room then
+          k = room
+          h.nb = popped[k + 1]
+        else
+          h.nb = ''
+        end
+        if k > 0 then rcall('ZREMRANGEBYRANK', qk(hid), '0', k == 1 and '0' or sfmt('%d', k - 1)) end
       end
-      local k = #popped
-      for j = 1, #popped do
+      for j = 1, k do
         -- (the queue member: key, id, hash)
         local id = idof(popped[j], 9)
         local hash = ssub(popped[j], 15, 30)

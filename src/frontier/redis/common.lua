@@ -16,9 +16,14 @@
 --             from its claim on, the worker and claim numbers of its lease (the last 6 bytes of the
 --             lease member). Written at the claim, where the entry was just read, so that a done
 --             settles without a write here; a requeue or an expiry removes them.
---   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc34' then its name): t may be
+--   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc34Bc30Hc0'): t may be
 --             contacted from (server ms), f leases out, p pages counted, d delay (ms; -1: the
---             crawl's), s suspended, w in `sleep`, whether it is in `ready` and its member there (r).
+--             crawl's), s suspended, w in `sleep`, whether it is in `ready` and its member there (r),
+--             nb: whether the first member of q:<hid> is known (0 no, 1 yes, 2 the queue is empty)
+--             and that member, then the length of its name and the name. (nb, when known, is
+--             exactly that member: every change of the queue updates it or makes it unknown, so that
+--             placing a host needs no ZRANGE of its queue; a claim learns it by reading one member
+--             more than it takes.)
 --   hosts     hash name -> host id; hid, seq, cno, wno: counters (host, URL, claim, worker numbers;
 --             seq also counts URL ids reserved by clients, see redis-id-blocks.ts); urls: URLs known.
 --   ready     zset of hosts that may be contacted, all of score 0: member that of their best URL in
@@ -210,13 +215,15 @@ local function queued_member(hid, hash, id)
   if rcall('ZSCORE', qk(hid), m) ~= false then return m end
 end
 
-local NO_MEMBER = string.rep('\0', 34)
+local NO_MEMBER, NO_NB = string.rep('\0', 34), string.rep('\0', 30)
+local HOST_FMT = '>di4i4i4BBBc34Bc30Hc0'
 
--- The state of a host (nil if there is no such host).
+-- The state of a host (nil if there is no such host). h.nb: the first member of the host's queue,
+-- '' if it is empty, nil if not known.
 local function parse_host(v)
-  local t, f, p, own, s, w, inr, r, at = sunpack('>di4i4i4BBBc34', v)
+  local t, f, p, own, s, w, inr, r, nbk, nb, n = sunpack(HOST_FMT, v)
   return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
-    r = inr == 1 and r or '', n = ssub(v, at), dirty = false }
+    r = inr == 1 and r or '', nb = nbk == 1 and nb or (nbk == 2 and '' or nil), n = n }
 end
 -- Host states are read once per script run and written once at its end: HS holds those read or
 -- made (hid -> state), HDIRTY those changed since (hid -> true). Every read goes through HS
@@ -258,12 +265,14 @@ local function save_host(hid, h)
   h.dirty = false
 end
 local function hosts_flush()
-  local args = {}
+  local args, k = {}, 0
   for hid in pairs(HDIRTY) do
     local h = HS[hid]
-    args[#args + 1] = hk(hid)
-    args[#args + 1] = spack('>di4i4i4BBBc34', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0,
-      h.r ~= '' and 1 or 0, h.r ~= '' and h.r or NO_MEMBER) .. h.n
+    local r, nb = h.r, h.nb
+    args[k + 1] = hk(hid)
+    args[k + 2] = spack(HOST_FMT, h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0, r ~= '' and 1 or 0,
+      r ~= '' and r or NO_MEMBER, nb == nil and 0 or (nb == '' and 2 or 1), (nb == nil or nb == '') and NO_NB or nb, #h.n, h.n)
+    k = k + 2
   end
   for at = 1, #args, 1000 do rcall('MSET', unpack(args, at, mmin(#args, at + 999))) end
   HDIRTY = {}
@@ -276,7 +285,7 @@ local function host_id(name, cache)
   if not hid then
     hid = rcall('INCR', P .. 'hid')
     rcall('HSET', P .. 'hosts', name, hid)
-    save_host(hid, { t = 0, f = 0, p = 0, d = DELAY, own = -1, s = false, w = false, r = '', n = name })
+    save_host(hid, { t = 0, f = 0, p = 0, d = DELAY, own = -1, s = false, w = false, r = '', nb = '', n = name })
   end
   hid = tonumber(hid)
   if cache then cache[name] = hid end
@@ -316,20 +325,40 @@ local function zset(which, m, score)
   end
 end
 
+-- A host's queue gained member m: its first member, if known, is m if m comes before it.
+local function nb_gained(hid, h, m)
+  local nb = h.nb
+  if nb ~= nil and (nb == '' or qbefore(m, nb)) then
+    h.nb = m
+    save_host(hid, h)
+  end
+end
+-- A host's queue changed otherwise: its first member is no longer known.
+local function nb_lost(hid, h)
+  if h.nb ~= nil then
+    h.nb = nil
+    save_host(hid, h)
+  end
+end
+
 -- Puts a host where it belongs now: in `ready` with its best URL, in `sleep` until its time, or in
 -- neither (nothing queued, suspended, over its budget, as many leases out as it may have). Saves
 -- the host's state (written at the script's end) when it changed (`h.dirty`: f, p or t did; `h.popped`: it was taken off `ready`
--- already, its stored r is stale).
+-- already, its stored r is stale). Its best URL: h.nb when known, else read (and then known).
 local function place(hid, h, now)
-  local nr, sleeping = '', false
+  local nr, sleeping, learnt = '', false, false
   if not h.s and h.f < CONC and (MAXHOST == 0 or h.p < MAXHOST) then
-    local best = rcall('ZRANGE', qk(hid), '0', '0')
-    if #best > 0 then
-      if h.t > now then sleeping = true else nr = best[1] .. hidkey(hid) end
+    local best = h.nb
+    if best == nil then
+      best = rcall('ZRANGE', qk(hid), '0', '0')[1] or ''
+      h.nb, learnt = best, true
+    end
+    if best ~= '' then
+      if h.t > now then sleeping = true else nr = best .. hidkey(hid) end
     end
   end
   if nr == h.r and not h.popped and sleeping == h.w and not (sleeping and h.dirty) then
-    if h.dirty then save_host(hid, h) end
+    if h.dirty or learnt then save_host(hid, h) end
     return
   end
   if h.r ~= '' and h.r ~= nr and not h.popped then zset('ready', h.r, false) end
@@ -342,9 +371,10 @@ end
 
 -- Places hosts that only gained URLs since they were placed: `gained` maps each of `hids` to the
 -- queue member of the best of them (see qkey; false: the host had other changes, and is placed apart). A host in `ready` stays there unless that one comes before
--- its best (qbefore); one asleep before its time sleeps on; others are placed anew. Their states are
--- read in one MGET per 1000 hosts, and those not changed yet in this run are only decoded as far as
--- that decision needs (offsets in the h:<hid> layout).
+-- its best (qbefore); one asleep before its time sleeps on (its first member updated if known and
+-- passed); others are placed anew. Their states are read in one MGET per 1000 hosts, and those not
+-- changed yet in this run are only decoded as far as that decision needs (offsets in the h:<hid>
+-- layout: w byte 22, in ready 23, r 24-57, nb known 58, nb 59-88).
 local function place_gained(gained, all, now)
   local hids = {}
   for _, hid in ipairs(all) do
@@ -355,7 +385,7 @@ local function place_gained(gained, all, now)
     local g = gained[hid]
     local h, v = HS[hid], HRAW[hid]
     -- in `ready` with its best URL's member (its first 30 bytes there); else asleep until its time
-    local inr, m, asleep
+    local inr, m, asleep, nbk, nb
     if h then
       inr = h.r ~= ''
       if inr then m = h.r end
@@ -371,19 +401,39 @@ local function place_gained(gained, all, now)
         zset('ready', h.r, false)
         h.r = g .. hidkey(hid)
         zset('ready', h.r, '0')
+        -- (the queue's first member was m: now g)
+        h.nb = g
         save_host(hid, h)
       end
-    elseif not asleep then
-      place(hid, load_host(hid), now)
+    elseif asleep then
+      if h then
+        nb_gained(hid, h, g)
+      else
+        nbk = string.byte(v, 58)
+        if nbk == 2 or (nbk == 1 and qbefore(g, ssub(v, 59, 88))) then nb_gained(hid, load_host(hid), g) end
+      end
+    else
+      h = load_host(hid)
+      nb_gained(hid, h, g)
+      place(hid, h, now)
     end
   end
 end
 
 local function sched(hid, now) place(hid, load_host(hid), now) end
+-- places a host whose queue changed in other ways than gaining URLs
+local function resched(hid, now)
+  local h = load_host(hid)
+  nb_lost(hid, h)
+  place(hid, h, now)
+end
 
--- Queues a URL again (its record says QUEUED). Returns 1 if it was not in the queue.
-local function requeue(hid, r, hash)
-  return rcall('ZADD', qk(hid), '0', qmember(r, hash))
+-- Queues a URL of host hid (state h) again (its record says QUEUED). Returns 1 if it was not in the queue.
+local function requeue(hid, h, r, hash)
+  local m = qmember(r, hash)
+  local added = rcall('ZADD', qk(hid), '0', m)
+  if added == 1 then nb_gained(hid, h, m) end
+  return added
 end
 
 -- Priority updates the strategy decided on its own: `blob` holds per URL its id and new priority
@@ -410,6 +460,6 @@ local function apply_updates(blob, now)
   for hid in pairs(touched) do hids[#hids + 1] = hid end
   hosts_read(hids)
   batch_begin()
-  for _, hid in ipairs(hids) do sched(hid, now) end
+  for _, hid in ipairs(hids) do resched(hid, now) end
   batch_flush()
 end

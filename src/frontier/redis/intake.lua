@@ -187,7 +187,7 @@ for hid in pairs(touched) do
 end
 hosts_read(others)
 batch_begin()
-for _, hid in ipairs(others) do sched(hid, now) end
+for _, hid in ipairs(others) do resched(hid, now) end
 place_gained(gained, gainedAt, now)
 batch_flush()
 apply_updates(updates, now)

@@ -70,7 +70,12 @@ local function settle_leases(blob, now, later)
       -- (released again: it stays held until its expiry)
       if done == 0 then
         local r = rec_get(hid, hash)
-        if r and r[2] == QUEUED then queued = queued + requeue(hid, r, hash) end
+        if r and r[2] == QUEUED then
+          -- (its host was freed when it was released: placed again, its queue having changed)
+          local h = load_host(hid)
+          queued = queued + requeue(hid, h, r, hash)
+          place(hid, h, now)
+        end
         ix_put(id, hid, hash)
       end
     elseif valid[i] then
@@ -79,12 +84,13 @@ local function settle_leases(blob, now, later)
       if done == 2 then
         released[#released + 1] = valid[i]
         released[#released + 1] = m
-      elseif done == 0 then
-        local r = rec_get(hid, hash)
-        if r and r[2] == QUEUED then queued = queued + requeue(hid, r, hash) end
-        ix_put(id, hid, hash)
       end
       local h = load_host(hid)
+      if done == 0 then
+        local r = rec_get(hid, hash)
+        if r and r[2] == QUEUED then queued = queued + requeue(hid, h, r, hash) end
+        ix_put(id, hid, hash)
+      end
       h.f, h.dirty = h.f - 1, true
       if counted == 0 then h.p, pages = h.p - 1, pages - 1 end
       local t = now + h.d
@@ -98,6 +104,7 @@ local function settle_leases(blob, now, later)
       if done >= 1 then
         -- (released: taken as done at once, the lease being gone)
         rcall('ZREM', qk(hid), back)
+        nb_lost(hid, h)
         queued = queued - 1
         ix_put(id, hid, hash, ssub(m, 11))
         if counted == 1 then h.p, pages, h.dirty = h.p + 1, pages + 1, true end
