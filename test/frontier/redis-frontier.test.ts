@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Frontier, Lease, NewUrl } from '../../src/frontier/frontier.js';
-import { encodeSettle, SETTLE_DONE, SETTLE_RELEASE } from '../../src/frontier/redis-codec.js';
+import { encodeSettle, SETTLE_DONE, SETTLE_RELEASE, SETTLE_REQUEUE } from '../../src/frontier/redis-codec.js';
 import { redisCrawlStats } from '../../src/frontier/redis-crawl-stats.js';
 import { deleteCrawl } from '../../src/frontier/redis-crawl-keys.js';
 import { crawlPrefix } from '../../src/frontier/redis-frontier.js';
@@ -440,6 +440,41 @@ describe('RedisFrontier', () => {
     expect(await held()).toEqual([]);
     const key = { hash: urlHash('http://a.test/1'), host: 'a.test' };
     expect((await f.known([key])).get(key.hash.toString('hex'))?.state).toBe(UrlState.FETCHED);
+  });
+
+  it('answers a done or a requeue sent again as the first time, and refuses a lease that expired and was served again', async () => {
+    const crawl = testCrawl();
+    const conn = await crawl.connect();
+    const f = await crawl.open({ leaseMs: 150 }, conn);
+    await f.intake({ adds: [entry('http://a.test/1', 2), entry('http://b.test/1', 1)] });
+    const a = (await claimOne(f))!;
+    const b = (await claimOne(f))!;
+    const prefix = crawlPrefix(crawl.crawlId);
+    // (a requeue gives its page back, as the engine's do)
+    const settle = (l: Lease, what: 0 | 1 | 2) => conn.client.tcSettle(`${prefix}ready`, prefix, 1, 0, 0, 0, '', encodeSettle(l.token, what, what !== SETTLE_REQUEUE, null));
+    const state = async (l: Lease) => (await f.known([{ hash: urlHash(l.url), host: l.host }])).get(urlHash(l.url).toString('hex'))?.state;
+    expect(await state(a)).toBe(UrlState.IN_FLIGHT);
+    expect(await settle(a, SETTLE_DONE)).toEqual([1]);
+    expect(await state(a)).toBe(UrlState.FETCHED);
+    expect(await settle(a, SETTLE_DONE)).toEqual([1]);
+    expect(await state(a)).toBe(UrlState.FETCHED);
+    expect(await settle(b, SETTLE_REQUEUE)).toEqual([1]);
+    expect(await state(b)).toBe(UrlState.QUEUED);
+    // (its URL back in its queue, taken by no one since: it stands)
+    expect(await settle(b, SETTLE_REQUEUE)).toEqual([1]);
+    // served again, and let expire: the late done of that lease is refused once another holds the URL
+    const again = (await claimOne(f))!;
+    expect(again.url).toBe(b.url);
+    await sleep(200);
+    const third = (await claimOne(f))!;
+    expect(third.url).toBe(b.url);
+    expect(await settle(again, SETTLE_DONE)).toEqual([0]);
+    expect(await state(third)).toBe(UrlState.IN_FLIGHT);
+    expect(await settle(third, SETTLE_DONE)).toEqual([1]);
+    expect(await state(third)).toBe(UrlState.FETCHED);
+    expect(await settle(again, SETTLE_DONE)).toEqual([0]);
+    const stats = await redisCrawlStats(conn, crawl.crawlId);
+    expect(stats).toMatchObject({ queued: 0, leased: 0, budgetUsed: 2 });
   });
 
   it('names a host by its id once it learnt it (from an intake or a lease), and by its name again when the server lost the crawl', async () => {

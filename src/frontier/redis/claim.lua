@@ -18,26 +18,38 @@ local function claim_now()
   local queued = 0
 
   batch_begin()
+  local expiredAny, goneSet = false, nil
   -- leases not settled in time, and released ones not confirmed in time: their URLs go back to their
   -- host's queue, their pages to the budget (a released one's host was freed when it was released)
   for _, set in ipairs({ 'leases', 'held' }) do
     for _, m in ipairs(rcall('ZRANGEBYSCORE', K(set), '-inf', now, 'LIMIT', 0, 1000)) do
-      -- (a lease settled in the meantime is no longer in its set, or is one of settledLeases)
-      if not settledLeases[m] then
+      -- (a lease settled in the meantime is no longer in its set, or is one of settledLeases.gone)
+      if goneSet == nil then
+        goneSet = {}
+        for _, g in ipairs(settledLeases.gone or {}) do goneSet[g] = true end
+      end
+      if not goneSet[m] then
         rcall('ZREM', K(set), m)
         local hid, id = lease_parse(m)
-        local _, hash, by = ix_get(id)
+        local _, hash = ix_get(id)
         local r = rec_get(hid, hash)
         local h = load_host(hid)
         if r and r[2] == QUEUED then queued = queued + requeue(hid, h, r, hash) end
-        -- no longer handed out: its ix entry forgets the lease
-        if by == ssub(m, 11) then ix_put(id, hid, hash) end
+        -- no longer handed out; a late settle of this lease is refused (see settle_leases)
+        rcall('SREM', K('lid'), ssub(m, 5, 10))
+        rcall('ZADD', K('expired'), now, m)
+        expiredAny = true
         if set == 'leases' then h.f = h.f - 1 end
         h.p, h.dirty = h.p - 1, true
         pages = pages - 1
         place(hid, h, now)
       end
     end
+  end
+
+  if expiredAny then
+    rcall('ZREMRANGEBYSCORE', K('expired'), '-inf', now - 86400000)
+    rcall('ZREMRANGEBYRANK', K('expired'), 0, -100001)
   end
 
   -- hosts whose time has come
@@ -53,7 +65,7 @@ local function claim_now()
   local cno = rcall('INCR', K('cno')) % TWO32
   local exp = now + leaseMs
   local expText = sfmt('%d', exp)
-  local leaseArgs = {}
+  local leaseArgs, lidArgs, nl, nout = {}, {}, 0, 3
   local by = spack('>I2I4', wno, cno) -- (the last 6 bytes of every lease member of this claim)
   local want = max
   if MAXPAGES > 0 then want = mmin(want, MAXPAGES - pages) end
@@ -91,18 +103,19 @@ local function claim_now()
         end
         if k > 0 then rcall('ZREMRANGEBYRANK', qk(hid), '0', k == 1 and '0' or sfmt('%d', k - 1)) end
       end
+      -- (what every lease of this host says of it: expiry, host id, its name's length and name)
+      local hostPart = k > 0 and spack('>ddI2', exp, hid, #h.n) .. h.n
+      local hkey = hidkey(hid)
       for j = 1, k do
-        -- (the queue member: key, id, hash)
-        local id = idof(popped[j], 9)
-        local hash = ssub(popped[j], 15, 30)
-        local m = lease_member(hid, id, wno, cno)
-        -- the URL's ix entry names its lease (see common.lua): a done settles it without a write there
-        -- (a queued URL's entry is host id and hash: the lease's numbers follow)
-        local ik, ifield = ixk(id)
-        rcall('HSET', ik, ifield, hidkey(hid) .. hash .. by)
-        leaseArgs[#leaseArgs + 1] = expText
-        leaseArgs[#leaseArgs + 1] = m
-        out[#out + 1] = m .. hash .. spack('>ddI2', exp, hid, #h.n) .. h.n .. rcall('HGET', uk(hid), hash)
+        -- (the queue member: key, id, hash; the lease member: host id, URL id, `by`)
+        local qm = popped[j]
+        local idk, hash = ssub(qm, 9, 14), ssub(qm, 15, 30)
+        local m = hkey .. idk .. by
+        nl = nl + 2
+        leaseArgs[nl - 1], leaseArgs[nl] = expText, m
+        lidArgs[nl / 2] = idk
+        nout = nout + 1
+        out[nout] = m .. hash .. hostPart .. rcall('HGET', uk(hid), hash)
       end
       h.f, h.p, h.dirty = h.f + k, h.p + k, true
       if now + h.d > h.t then h.t = now + h.d end
@@ -112,11 +125,11 @@ local function claim_now()
   end
   if taken > 0 then rcall('ZREMRANGEBYRANK', K('ready'), '0', sfmt('%d', taken - 1)) end
   batch_flush()
-  for at = 1, #leaseArgs, 1000 do
-    rcall('ZADD', K('leases'), unpack(leaseArgs, at, mmin(#leaseArgs, at + 999)))
-  end
+  for at = 1, nl, 1000 do rcall('ZADD', K('leases'), unpack(leaseArgs, at, mmin(nl, at + 999))) end
+  for at = 1, #lidArgs, 1000 do rcall('SADD', K('lid'), unpack(lidArgs, at, mmin(#lidArgs, at + 999))) end
   local gone = settledLeases.gone or {}
   for at = 1, #gone, 1000 do rcall('ZREM', K('leases'), unpack(gone, at, mmin(#gone, at + 999))) end
+  lid_drop(settledLeases.lidGone or {})
   if queued ~= 0 then rcall('INCRBY', K('queued'), queued) end
   rcall('SET', K('pages'), pages)
 

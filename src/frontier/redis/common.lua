@@ -5,17 +5,14 @@
 --             parentId (0: none), anchor (false: none), inlinks, inlinkScore, url, scheme}. The
 --             seen-set. `url` is the part after 'http://<host>' (scheme 1) or 'https://<host>'
 --             (scheme 2), or the whole URL (scheme 0). A URL handed out keeps state QUEUED in its
---             record and is not in q:<hid>: leased while the lease its ix entry names is in `leases`
---             or `held`, done once it is in neither.
+--             record and is not in q:<hid>: leased while it has an entry in `lid`, done once not.
 --   q:<hid>   zset of the host's queued URLs, all of score 0: ordered by their members (30 bytes,
 --             compared byte by byte), the priority's 8 key bytes (qkey), the 6-byte id, then the
 --             16-byte URL hash: by priority, highest first, then by id = discovery sequence (first
 --             in, first out; ids are unique, so the hash never decides). The hash is there so that a
 --             claim finds the URL's record without reading ix.
---   ix:<id/32> hash: id % 32 -> 4-byte host id .. 16-byte URL hash (finds a URL by id), then,
---             from its claim on, the worker and claim numbers of its lease (the last 6 bytes of the
---             lease member). Written at the claim, where the entry was just read, so that a done
---             settles without a write here; a requeue or an expiry removes them.
+--   ix:<id/32> hash: id % 32 -> 4-byte host id .. 16-byte URL hash (finds a URL by id). Written
+--             when the URL is added, never after.
 --   h:<hid>   string, the host's state packed (struct '>di4i4i4BBBc34Bc30Hc0'): t may be
 --             contacted from (server ms), f leases out, p pages counted, d delay (ms; -1: the
 --             crawl's), s suspended, w in `sleep`, whether it is in `ready` and its member there (r),
@@ -36,6 +33,15 @@
 --             score its expiry (server ms).
 --   held      zset: leases released (their page handled, its record not yet durable; their host
 --             freed), same members and scores, until a done confirms them or they expire.
+--   lid       set of the 6-byte ids of the URLs whose lease is in `leases` or `held` (a URL has one
+--             at most): what a URL out of its queue is (leased, or done). Added by a claim in one
+--             SADD for all its leases, removed by the settles in one SREM (after the next claim's
+--             SADD: see settle_leases). A set, not a hash of the leases: Redis keeps a hash of up to
+--             hash-max-listpack-entries (128; 512 on some servers) as a list it searches at every
+--             write, while a claim's leases are hundreds.
+--   expired   zset: members of the leases that expired (their URLs served again), score when: a
+--             late settle of one is refused, one of a lease settled before is answered as then.
+--             Kept 24 hours, at most 100,000.
 --   epoch     string: host ids learnt by a client hold while it is unchanged (hosts.lua).
 --   queued, pages: counters; workers: hash worker number -> last claim (ms); wnames/wnos: numbers <-> names.
 --   wlast     hash worker number -> its last claim's call number, and <worker number>r -> that claim's
@@ -139,26 +145,22 @@ local function qbefore(m1, m2)
   return a4 < b4
 end
 
-local function lease_member(hid, id, wno, cno)
-  return spack('>I4I2I4I2I4', hid, floor(id / TWO32), id % TWO32, wno, cno)
-end
 -- host id, URL id, worker number of a lease member
 local function lease_parse(m)
   local hid, hi, lo, wno = sunpack('>I4I2I4I2', m)
   return hid, hi * TWO32 + lo, wno
 end
 
--- `by`: the worker and claim numbers (last 6 bytes of its lease member) of the URL's lease (none: not handed out)
-local function ix_put(id, hid, hash, by)
-  local k, f = ixk(id)
-  rcall('HSET', k, f, hidkey(hid) .. hash .. (by or ''))
-end
--- host id, URL hash, and the `by` of the URL's lease (false if none, see ix_put)
+-- host id and URL hash of a URL by id (nil if unknown)
 local function ix_get(id)
   local k, f = ixk(id)
   local v = rcall('HGET', k, f)
-  if not v then return nil, nil, false end
-  return (sunpack('>I4', v)), ssub(v, 5, 20), #v > 20 and ssub(v, 21)
+  if not v then return nil, nil end
+  return (sunpack('>I4', v)), ssub(v, 5, 20)
+end
+-- removes these URLs from `lid` (6-byte ids), an SREM per 1000
+local function lid_drop(idks)
+  for at = 1, #idks, 1000 do rcall('SREM', K('lid'), unpack(idks, at, mmin(#idks, at + 999))) end
 end
 
 -- a number for a reply: integers as they are, others as strings (Lua numbers become integer replies)

@@ -31,13 +31,8 @@ for hid, at in pairs(groups) do
     if r then
       local state = r[2]
       if state == QUEUED and not inq[k] then
-        -- out of its queue: leased while the lease its ix entry names is out (or held), else fetched
-        local _, _, by = ix_get(r[1])
-        state = 1
-        if by then
-          local m = hidkey(tonumber(hid)) .. idkey(r[1]) .. by
-          if not rcall('ZSCORE', K('leases'), m) and not rcall('ZSCORE', K('held'), m) then state = FETCHED end
-        end
+        -- out of its queue: leased while its lease is out (or held: see lid), else fetched
+        state = rcall('SISMEMBER', K('lid'), idkey(r[1])) == 1 and 1 or FETCHED
       end
       out[at[k]] = spack('>dddddddd', r[1], hid, state, r[3], r[5], r[4], r[9], r[10])
     end
