@@ -84,7 +84,7 @@ local function claim_now()
     if n >= max or (MAXPAGES > 0 and pages >= MAXPAGES) then break end
     do
       taken = i
-      local h = load_host(hid)
+      local h = load_host(hid, true)
       h.r, h.popped = '', true
       local room = mmin(max - n, CONC - h.f)
       if MAXHOST > 0 then room = mmin(room, MAXHOST - h.p) end

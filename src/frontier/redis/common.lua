@@ -221,19 +221,28 @@ local NO_MEMBER, NO_NB = string.rep('\0', 34), string.rep('\0', 30)
 local HOST_FMT = '>di4i4i4BBBc34Bc30Hc0'
 
 -- The state of a host (nil if there is no such host). h.nb: the first member of the host's queue,
--- '' if it is empty, nil if not known.
-local function parse_host(v)
-  local t, f, p, own, s, w, inr, r, nbk, nb, n = sunpack(HOST_FMT, v)
+-- '' if it is empty, nil if not known. (Its strings cut out only when set: each costs an interned
+-- string, and a claim drops r and nb at once.)
+-- `claiming`: for a claim, which takes the host off `ready` by rank and learns its queue's first
+-- member: r is not read, and nb is left unknown.
+local function parse_host(v, claiming)
+  local t, f, p, own, s, w, inr = sunpack('>di4i4i4BBB', v)
+  local r, nb = '', nil
+  if not claiming then
+    local nbk = string.byte(v, 58)
+    if inr == 1 then r = ssub(v, 24, 57) end
+    if nbk == 1 then nb = ssub(v, 59, 88) elseif nbk == 2 then nb = '' end
+  end
   return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
-    r = inr == 1 and r or '', nb = nbk == 1 and nb or (nbk == 2 and '' or nil), n = n }
+    r = r, nb = nb, n = ssub(v, 91) }
 end
 -- Host states are read once per script run and written once at its end: HS holds those read or
 -- made (hid -> state), HDIRTY those changed since (hid -> true). Every read goes through HS
 -- (hosts_read reads many in one MGET); save_host only marks; hosts_flush() writes the changed ones,
 -- an MSET per 500 (the script's source ends with it, see redis-connection.ts).
 local HS, HDIRTY, HRAW = {}, {}, {}
--- a host's state (nil if there is no such host)
-local function load_host(hid)
+-- a host's state (nil if there is no such host; `claiming`: see parse_host)
+local function load_host(hid, claiming)
   local h = HS[hid]
   if h then return h end
   local v = HRAW[hid]
@@ -243,7 +252,7 @@ local function load_host(hid)
     v = rcall('GET', hk(hid))
     if not v then return nil end
   end
-  h = parse_host(v)
+  h = parse_host(v, claiming)
   HS[hid] = h
   return h
 end
