@@ -251,15 +251,16 @@ export function decodeRecord(b: Buffer, at = 0): RecordValue[] {
  * its bytes in `b` (a cache may answer a name it decoded before).
  */
 export function decodeLease(b: Buffer, hostName: (hostId: number, b: Buffer, start: number, end: number) => string = (_, x, start, end) => x.toString('utf8', start, end)): Lease {
-  const hostLen = b.readUInt16BE(48);
-  const host = hostName(b.readDoubleBE(40), b, 50, 50 + hostLen);
+  const hostId = b.readUInt32BE(0);
+  const hostLen = b.readUInt16BE(40);
+  const host = hostName(hostId, b, 42, 42 + hostLen);
   // id, state, depth, life, priority, hops, parentId (0 none), anchor (false none), inlinks, inlinkScore, url, scheme
-  const r = decodeRecord(b, 50 + hostLen);
+  const r = decodeRecord(b, 42 + hostLen);
   const id = r[0] as number;
   const rest = r[10] as string;
   const url = r[11] === 1 ? `http://${host}${rest}` : r[11] === 2 ? `https://${host}${rest}` : rest;
   return {
-    token: b.toString('hex', 0, 32), expiresAt: b.readDoubleBE(32), hostId: b.readDoubleBE(40), host, id, url,
+    token: b.toString('hex', 0, 32), expiresAt: b.readDoubleBE(32), hostId, host, id, url,
     depth: r[2] as number, priority: r[4] as number, life: r[3] as number, seq: id, hops: r[5] as number,
     parentId: r[6] === 0 ? null : (r[6] as number), anchor: r[7] === false ? null : (r[7] as string),
   };

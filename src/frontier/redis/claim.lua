@@ -4,9 +4,9 @@
 -- Returns {'urls', now, settled, <one string per lease>...} | {'wait', now, settled, until} |
 -- {'budget', now, settled} | {'empty', now, settled}; `settled`: one byte (0 | 1) per lease settled.
 -- 'budget' and 'empty' only once no lease is out (any worker's): until then, 'wait'.
--- A lease: its member (16 bytes), the URL hash (16), expiry and host id as big-endian doubles, the
--- length of the host's name (2 bytes), the name, then the URL's record as stored (u:<hid>, MessagePack:
--- the client decodes it, see redis-codec.ts decodeLease).
+-- A lease: its member (16 bytes: the host id first), the URL hash (16), expiry (big-endian double),
+-- the length of the host's name (2 bytes), the name, then the URL's record as stored (u:<hid>,
+-- MessagePack: the client decodes it, see redis-codec.ts decodeLease).
 local function claim_now()
   local now = now_ms()
   local max, leaseMs, wno = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -64,7 +64,7 @@ local function claim_now()
   local n = 0
   local cno = rcall('INCR', K('cno')) % TWO32
   local exp = now + leaseMs
-  local expText = sfmt('%d', exp)
+  local expText, expB = sfmt('%d', exp), spack('>d', exp)
   local leaseArgs, lidArgs, nl, nout = {}, {}, 0, 3
   local by = spack('>I2I4', wno, cno) -- (the last 6 bytes of every lease member of this claim)
   local want = max
@@ -76,7 +76,12 @@ local function claim_now()
   local tops = {}
   if want > 0 then tops = rcall('ZRANGE', K('ready'), '0', sfmt('%d', want - 1)) end
   local hids = {}
-  for i = 1, #tops do hids[i] = sunpack('>I4', tops[i], 31) end
+  for i = 1, #tops do
+    local hid = sunpack('>I4', tops[i], 31)
+    hids[i] = hid
+    -- (its 4 bytes, cut out: packing them costs more)
+    if not HIDK[hid] then HIDK[hid] = ssub(tops[i], 31, 34) end
+  end
   hosts_read(hids)
   local taken = 0
   for i = 1, #tops do
@@ -103,8 +108,8 @@ local function claim_now()
         end
         if k > 0 then rcall('ZREMRANGEBYRANK', qk(hid), '0', k == 1 and '0' or sfmt('%d', k - 1)) end
       end
-      -- (what every lease of this host says of it: expiry, host id, its name's length and name)
-      local hostPart = k > 0 and spack('>ddI2', exp, hid, #h.n) .. h.n
+      -- (what every lease of this host says of it: expiry, its name's length and name)
+      local hostPart = k > 0 and expB .. h.ln
       local hkey = hidkey(hid)
       for j = 1, k do
         -- (the queue member: key, id, hash; the lease member: host id, URL id, `by`)

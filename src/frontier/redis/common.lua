@@ -218,7 +218,6 @@ local function queued_member(hid, hash, id)
 end
 
 local NO_MEMBER, NO_NB = string.rep('\0', 34), string.rep('\0', 30)
-local HOST_FMT = '>di4i4i4BBBc34Bc30Hc0'
 
 -- The state of a host (nil if there is no such host). h.nb: the first member of the host's queue,
 -- '' if it is empty, nil if not known. (Its strings cut out only when set: each costs an interned
@@ -233,8 +232,9 @@ local function parse_host(v, claiming)
     if inr == 1 then r = ssub(v, 24, 57) end
     if nbk == 1 then nb = ssub(v, 59, 88) elseif nbk == 2 then nb = '' end
   end
+  -- (ln: the name's length, 2 bytes, then the name: as stored, and as a lease names its host)
   return { t = t, f = f, p = p, own = own, d = own >= 0 and own or DELAY, s = s == 1, w = w == 1,
-    r = r, nb = nb, n = ssub(v, 91) }
+    r = r, nb = nb, ln = ssub(v, 89) }
 end
 -- Host states are read once per script run and written once at its end: HS holds those read or
 -- made (hid -> state), HDIRTY those changed since (hid -> true). Every read goes through HS
@@ -281,8 +281,8 @@ local function hosts_flush()
     local h = HS[hid]
     local r, nb = h.r, h.nb
     args[k + 1] = hk(hid)
-    args[k + 2] = spack(HOST_FMT, h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0, r ~= '' and 1 or 0,
-      r ~= '' and r or NO_MEMBER, nb == nil and 0 or (nb == '' and 2 or 1), (nb == nil or nb == '') and NO_NB or nb, #h.n, h.n)
+    args[k + 2] = spack('>di4i4i4BBBc34Bc30', h.t, h.f, h.p, h.own, h.s and 1 or 0, h.w and 1 or 0, r ~= '' and 1 or 0,
+      r ~= '' and r or NO_MEMBER, nb == nil and 0 or (nb == '' and 2 or 1), (nb == nil or nb == '') and NO_NB or nb) .. h.ln
     k = k + 2
   end
   for at = 1, #args, 1000 do rcall('MSET', unpack(args, at, mmin(#args, at + 999))) end
@@ -296,7 +296,7 @@ local function host_id(name, cache)
   if not hid then
     hid = rcall('INCR', P .. 'hid')
     rcall('HSET', P .. 'hosts', name, hid)
-    save_host(hid, { t = 0, f = 0, p = 0, d = DELAY, own = -1, s = false, w = false, r = '', nb = '', n = name })
+    save_host(hid, { t = 0, f = 0, p = 0, d = DELAY, own = -1, s = false, w = false, r = '', nb = '', ln = spack('>H', #name) .. name })
   end
   hid = tonumber(hid)
   if cache then cache[name] = hid end

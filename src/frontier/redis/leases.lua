@@ -27,6 +27,7 @@ local function settle_leases(blob, now, later)
     local m = members[i]
     local hid = sunpack('>I4', m)
     hids[i] = hid
+    if not HIDK[hid] then HIDK[hid] = ssub(m, 1, 4) end
     if seen[m] then
       dup[i] = true
     else
