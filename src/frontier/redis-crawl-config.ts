@@ -53,7 +53,9 @@ function diff(a: unknown, b: unknown, path: string, ignore: Set<string>): string
 /**
  * The layout of a crawl's keys on the server (redis/common.lua). Raised whenever the scripts read
  * or write the keys differently: a crawl is joined only by a topicrawl of the same layout.
- * 9: queue members end with the URL hash (a claim reads no ix entry); 8: queue members carry the
+ * 9: queue members end with the URL hash (a claim reads no ix entry), a host's state keeps its
+ * queue's first member, the URLs leased are the set `lid` (ix entries name no lease), expired leases
+ * are kept in `expired`, a lease names its host by the id in its member; 8: queue members carry the
  * whole key (8 bytes), `ready` is ordered by its members alone (score 0);
  * 7: `wlast` keeps a claim's call number and its reply in two fields; 6: 32 ids per ix bucket (was 128);
  * 5: suspended hosts also kept in the set `suspended` (monitoring); 4: a URL's ix entry names its lease from the claim on (done: the lease gone); 3: host keys and
