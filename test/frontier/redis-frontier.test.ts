@@ -442,6 +442,21 @@ describe('RedisFrontier', () => {
     expect((await f.known([key])).get(key.hash.toString('hex'))?.state).toBe(UrlState.FETCHED);
   });
 
+  it('serves a released lease\'s URL again when it is then requeued, its host having nothing else queued', async () => {
+    const crawl = testCrawl();
+    const conn = await crawl.connect();
+    const f = await crawl.open({}, conn);
+    await f.intake({ adds: [entry('http://a.test/1', 1)] });
+    const lease = (await claimOne(f))!;
+    const prefix = crawlPrefix(crawl.crawlId);
+    const settle = (what: 0 | 1 | 2) => conn.client.tcSettle(`${prefix}ready`, prefix, 1, 0, 0, 0, '', encodeSettle(lease.token, what, false, null));
+    // released: the host is freed with nothing queued, so it leaves `ready`; then the page is put back
+    expect(await settle(SETTLE_RELEASE)).toEqual([1]);
+    expect(await settle(SETTLE_REQUEUE)).toEqual([1]);
+    const again = await claimOne(f);
+    expect(again?.url).toBe('http://a.test/1');
+  });
+
   it('answers a done or a requeue sent again as the first time, and refuses a lease that expired and was served again', async () => {
     const crawl = testCrawl();
     const conn = await crawl.connect();
