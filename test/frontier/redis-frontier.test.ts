@@ -4,6 +4,7 @@ import type { Frontier, Lease, NewUrl } from '../../src/frontier/frontier.js';
 import { encodeSettle, SETTLE_DONE, SETTLE_RELEASE, SETTLE_REQUEUE } from '../../src/frontier/redis-codec.js';
 import { redisCrawlStats } from '../../src/frontier/redis-crawl-stats.js';
 import { deleteCrawl } from '../../src/frontier/redis-crawl-keys.js';
+import type { RedisConnection } from '../../src/frontier/redis-connection.js';
 import { crawlPrefix } from '../../src/frontier/redis-frontier.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
 import { UrlState } from '../../src/frontier/url-state.js';
@@ -22,6 +23,12 @@ async function claimOne(f: Frontier, now = Date.now()): Promise<Lease | null> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Sends one settle straight to the settle script of crawl `crawlId` (as a command sent again arrives): its answer, 1 or 0. */
+function settleRaw(conn: RedisConnection, crawlId: string, lease: Lease, what: 0 | 1 | 2, counted = true): Promise<unknown> {
+  const prefix = crawlPrefix(crawlId);
+  return conn.client.tcSettle(`${prefix}ready`, prefix, 1, 0, 0, 0, '', encodeSettle(lease.token, what, counted, null));
+}
 
 /** A small synthetic web: page n of 400 links to 3 pages on 7 hosts. */
 function links(url: string): string[] {
@@ -428,8 +435,7 @@ describe('RedisFrontier', () => {
     await f.intake({ adds: [entry('http://a.test/1', 1)] });
     const lease = (await claimOne(f))!;
     const prefix = crawlPrefix(crawl.crawlId);
-    const base = [prefix, 1, 0, 0, 0];
-    const settle = (what: 0 | 1 | 2) => conn.client.tcSettle(`${prefix}ready`, ...base, '', encodeSettle(lease.token, what, true, null));
+    const settle = (what: 0 | 1 | 2) => settleRaw(conn, crawl.crawlId, lease, what);
     const held = async () => (await conn.client.zrange(`${prefix}held`, '0', '-1', 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
     expect(await settle(SETTLE_RELEASE)).toEqual([1]);
     const [expiry] = await held();
@@ -448,8 +454,7 @@ describe('RedisFrontier', () => {
     const f = await crawl.open({}, conn);
     await f.intake({ adds: [entry('http://a.test/1', 1)] });
     const lease = (await claimOne(f))!;
-    const prefix = crawlPrefix(crawl.crawlId);
-    const settle = (what: 0 | 1 | 2) => conn.client.tcSettle(`${prefix}ready`, prefix, 1, 0, 0, 0, '', encodeSettle(lease.token, what, false, null));
+    const settle = (what: 0 | 1 | 2) => settleRaw(conn, crawl.crawlId, lease, what, false);
     // released: the host is freed with nothing queued, so it leaves `ready`; then the page is put back
     expect(await settle(SETTLE_RELEASE)).toEqual([1]);
     expect(await settle(SETTLE_REQUEUE)).toEqual([1]);
@@ -464,9 +469,8 @@ describe('RedisFrontier', () => {
     await f.intake({ adds: [entry('http://a.test/1', 2), entry('http://b.test/1', 1)] });
     const a = (await claimOne(f))!;
     const b = (await claimOne(f))!;
-    const prefix = crawlPrefix(crawl.crawlId);
     // (a requeue gives its page back, as the engine's do)
-    const settle = (l: Lease, what: 0 | 1 | 2) => conn.client.tcSettle(`${prefix}ready`, prefix, 1, 0, 0, 0, '', encodeSettle(l.token, what, what !== SETTLE_REQUEUE, null));
+    const settle = (l: Lease, what: 0 | 1 | 2) => settleRaw(conn, crawl.crawlId, l, what, what !== SETTLE_REQUEUE);
     const state = async (l: Lease) => (await f.known([{ hash: urlHash(l.url), host: l.host }])).get(urlHash(l.url).toString('hex'))?.state;
     expect(await state(a)).toBe(UrlState.IN_FLIGHT);
     expect(await settle(a, SETTLE_DONE)).toEqual([1]);
