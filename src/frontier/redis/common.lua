@@ -37,7 +37,7 @@
 --             at most): what a URL out of its queue is (leased, or done). Added by a claim in one
 --             SADD for all its leases, removed by the settles in one SREM (after the next claim's
 --             SADD: see settle_leases). A set, not a hash of the leases: Redis keeps a hash of up to
---             hash-max-listpack-entries (128; 512 on some servers) as a list it searches at every
+--             hash-max-listpack-entries (512 by default) as a list it searches at every
 --             write, while a claim's leases are hundreds.
 --   expired   zset: members of the leases that expired (their URLs served again), score when: a
 --             late settle of one is refused, one of a lease settled before is answered as then.
