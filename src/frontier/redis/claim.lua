@@ -8,6 +8,7 @@
 -- the length of the host's name (2 bytes), the name, then the URL's record as stored (u:<hid>,
 -- MessagePack: the client decodes it, see redis-codec.ts decodeLease).
 local function claim_now()
+  local H_T, H_F, H_P, H_D, H_R, H_NB, H_LN, H_DIRTY, H_POPPED = 1, 2, 3, 5, 8, 9, 10, 11, 12
   local now = now_ms()
   local max, leaseMs, wno = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
   -- (the leases settled leave `leases` once this claim's joined it: see settle_leases)
@@ -39,8 +40,8 @@ local function claim_now()
         rcall('SREM', K('lid'), ssub(m, 5, 10))
         rcall('ZADD', K('expired'), now, m)
         expiredAny = true
-        if set == 'leases' then h.f = h.f - 1 end
-        h.p, h.dirty = h.p - 1, true
+        if set == 'leases' then h[H_F] = h[H_F] - 1 end
+        h[H_P], h[H_DIRTY] = h[H_P] - 1, true
         pages = pages - 1
         place(hid, h, now)
       end
@@ -90,26 +91,26 @@ local function claim_now()
     do
       taken = i
       local h = load_host(hid, true)
-      h.r, h.popped = '', true
-      local room = mmin(max - n, CONC - h.f)
-      if MAXHOST > 0 then room = mmin(room, MAXHOST - h.p) end
+      h[H_R], h[H_POPPED] = '', true
+      local room = mmin(max - n, CONC - h[H_F])
+      if MAXHOST > 0 then room = mmin(room, MAXHOST - h[H_P]) end
       if MAXPAGES > 0 then room = mmin(room, MAXPAGES - pages) end
       local popped, k = nil, 0
       -- (read, then removed by rank: ZPOPMIN would reply each member's score, a printf even of a 0;
-      -- one more read than taken: the queue's next first member, h.nb)
+      -- one more read than taken: the queue's next first member, nb)
       if room > 0 then
         popped = rcall('ZRANGE', qk(hid), '0', room == 1 and '1' or sfmt('%d', room))
         k = #popped
         if k > room then
           k = room
-          h.nb = popped[k + 1]
+          h[H_NB] = popped[k + 1]
         else
-          h.nb = ''
+          h[H_NB] = ''
         end
         if k > 0 then rcall('ZREMRANGEBYRANK', qk(hid), '0', k == 1 and '0' or sfmt('%d', k - 1)) end
       end
       -- (what every lease of this host says of it: expiry, its name's length and name)
-      local hostPart = k > 0 and expB .. h.ln
+      local hostPart = k > 0 and expB .. h[H_LN]
       local hkey = hidkey(hid)
       for j = 1, k do
         -- (the queue member: key, id, hash; the lease member: host id, URL id, `by`)
@@ -122,8 +123,8 @@ local function claim_now()
         nout = nout + 1
         out[nout] = m .. hash .. hostPart .. rcall('HGET', uk(hid), hash)
       end
-      h.f, h.p, h.dirty = h.f + k, h.p + k, true
-      if now + h.d > h.t then h.t = now + h.d end
+      h[H_F], h[H_P], h[H_DIRTY] = h[H_F] + k, h[H_P] + k, true
+      if now + h[H_D] > h[H_T] then h[H_T] = now + h[H_D] end
       pages, n, queued = pages + k, n + k, queued - k
       place(hid, h, now)
     end

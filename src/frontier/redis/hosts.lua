@@ -7,6 +7,7 @@
 --   worker <name>        -> the worker's number (created if new)
 --   epoch                -> the crawl's epoch (created if missing: the server lost the crawl's keys,
 --                           or the crawl is new); host ids a client learnt hold while it stays
+local H_T, H_OWN, H_D, H_S, H_DIRTY = 1, 4, 5, 6, 11
 local op = ARGV[6]
 if op == 'id' then return host_id(ARGV[7]) end
 if op == 'states' then
@@ -32,17 +33,17 @@ local hid = tonumber(ARGV[7])
 local h = load_host(hid)
 if not h then return redis.error_reply('ERR no host ' .. tostring(ARGV[7]) .. ' in this crawl') end
 if op == 'delay' then
-  h.own = tonumber(ARGV[8])
-  h.d = h.own >= 0 and h.own or DELAY
+  h[H_OWN] = tonumber(ARGV[8])
+  h[H_D] = h[H_OWN] >= 0 and h[H_OWN] or DELAY
   save_host(hid, h)
   return 1
 end
 local now = now_ms()
 if op == 'defer' then
   local t = now + tonumber(ARGV[8])
-  if t > h.t then h.t, h.dirty = t, true end
+  if t > h[H_T] then h[H_T], h[H_DIRTY] = t, true end
 elseif op == 'suspend' then
-  h.s, h.dirty = true, true
+  h[H_S], h[H_DIRTY] = true, true
   rcall('SADD', K('suspended'), hid)
 else
   return redis.error_reply('ERR unknown host operation ' .. tostring(op))
