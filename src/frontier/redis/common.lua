@@ -262,15 +262,22 @@ local function load_host(hid, claiming)
   return h
 end
 -- reads the states of these hosts not read yet, one MGET per 1000 (kept raw: decoded when loaded)
+-- (numeric loops: ipairs calls a C function per step)
 local function hosts_read(hids)
-  local want = {}
-  for _, hid in ipairs(hids) do
-    if HS[hid] == nil and HRAW[hid] == nil then want[#want + 1] = hid end
+  local want, n = {}, 0
+  for i = 1, #hids do
+    local hid = hids[i]
+    if HS[hid] == nil and HRAW[hid] == nil then
+      n = n + 1
+      want[n] = hid
+    end
   end
-  for i = 1, #want, 1000 do
+  for i = 1, n, 1000 do
     local keys = {}
-    for j = i, mmin(#want, i + 999) do keys[j - i + 1] = hk(want[j]) end
-    for k, v in ipairs(rcall('MGET', unpack(keys))) do
+    for j = i, mmin(n, i + 999) do keys[j - i + 1] = hk(want[j]) end
+    local vals = rcall('MGET', unpack(keys))
+    for k = 1, #vals do
+      local v = vals[k]
       if v then HRAW[want[i + k - 1]] = v end
     end
   end
