@@ -92,7 +92,8 @@ local function claim_now()
       taken = i
       local h = load_host(hid, true)
       h[H_R], h[H_POPPED] = '', true
-      local room = mmin(max - n, CONC - h[H_F])
+      local room = max - n
+      if CONC - h[H_F] < room then room = CONC - h[H_F] end
       if MAXHOST > 0 then room = mmin(room, MAXHOST - h[H_P]) end
       if MAXPAGES > 0 then room = mmin(room, MAXPAGES - pages) end
       local popped, k = nil, 0

@@ -340,9 +340,10 @@ local function batch_flush()
   flush_set(P .. 'sleep', BATCH.sleep)
   BATCH = nil
 end
+-- (m: a string, the member; one key per member in the batch)
 local function zset(which, m, score)
   if BATCH then
-    BATCH[which][tostring(m)] = score
+    BATCH[which][m] = score
   elseif score then
     rcall('ZADD', P .. which, score, m)
   else
@@ -391,8 +392,9 @@ local function place(hid, h, now)
   end
   if h[H_R] ~= '' and h[H_R] ~= nr and not h[H_POPPED] then zset('ready', h[H_R], false) end
   if nr ~= '' then zset('ready', nr, '0') end
-  if sleeping then zset('sleep', hid, h[H_T])
-  elseif h[H_W] then zset('sleep', hid, false) end
+  -- (`sleep`'s members are host ids as text: one key per member in a batch)
+  if sleeping then zset('sleep', tostring(hid), h[H_T])
+  elseif h[H_W] then zset('sleep', tostring(hid), false) end
   h[H_R], h[H_W], h[H_DIRTY], h[H_POPPED] = nr, sleeping, false, false
   save_host(hid, h)
 end
