@@ -11,6 +11,22 @@
 -- adding its own, so that neither empties and comes back as a listpack, into which Redis 7.0 inserts
 -- its first 128 members one at a time before converting it (callgrind: about 5% of the server's
 -- instructions per URL).
+-- The URL of lease i of `blob` (member m): its id and hash.
+local function lease_url(blob, i, m)
+  return idof(m, 5), ssub(blob, i * 42 - 25, i * 42 - 10)
+end
+-- Puts the URL of lease i (member m, of host hid, state h) back in its host's queue if its record
+-- still says QUEUED, and out of `lid` at once (the claim this settle rides with may hand it out
+-- again). Returns 1 if it joined the queue, else 0.
+local function lease_requeue(blob, i, m, hid, h)
+  local id, hash = lease_url(blob, i, m)
+  local r = rec_get(hid, hash)
+  local added = 0
+  if r and r[2] == QUEUED then added = requeue(hid, h, r, hash) end
+  rcall('SREM', K('lid'), ssub(m, 5, 10))
+  return added
+end
+
 local function settle_leases(blob, now, later)
   local H_T, H_F, H_P, H_D, H_DIRTY = 1, 2, 3, 5, 11
   local n = #blob / 42
@@ -72,11 +88,7 @@ local function settle_leases(blob, now, later)
         released[#released + 1] = v
         released[#released + 1] = m
       else
-        -- requeued: out of `lid` at once (this claim may hand it out again)
-        local id, hash = idof(m, 5), ssub(blob, i * 42 - 25, i * 42 - 10)
-        local r = rec_get(hid, hash)
-        if r and r[2] == QUEUED then queued = queued + requeue(hid, h, r, hash) end
-        rcall('SREM', K('lid'), ssub(m, 5, 10))
+        queued = queued + lease_requeue(blob, i, m, hid, h)
       end
       h[H_F], h[H_DIRTY] = h[H_F] - 1, true
       if counted == 0 then h[H_P], pages = h[H_P] - 1, pages - 1 end
@@ -92,18 +104,13 @@ local function settle_leases(blob, now, later)
       if done == 1 then
         lidGone[#lidGone + 1] = ssub(m, 5, 10)
       elseif done == 0 then
-        local id, hash = idof(m, 5), ssub(blob, i * 42 - 25, i * 42 - 10)
-        local r = rec_get(hid, hash)
-        if r and r[2] == QUEUED then
-          -- (its host was freed when it was released: placed again, its queue having changed)
-          local h = load_host(hid)
-          queued = queued + requeue(hid, h, r, hash)
-          place(hid, h, now)
-        end
-        rcall('SREM', K('lid'), ssub(m, 5, 10))
+        -- (its host was freed when it was released: placed again, its queue having changed)
+        local h = load_host(hid)
+        queued = queued + lease_requeue(blob, i, m, hid, h)
+        place(hid, h, now)
       end
     elseif not dup[i] then
-      local id, hash = idof(m, 5), ssub(blob, i * 42 - 25, i * 42 - 10)
+      local id, hash = lease_url(blob, i, m)
       -- a lease gone (expired), its URL back in its queue: the member there
       local back = queued_member(hid, hash, id)
       if back then
