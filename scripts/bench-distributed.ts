@@ -26,7 +26,7 @@
  */
 import { execSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import type { NewUrl } from '../src/frontier/frontier.js';
+import type { Claim, NewUrl } from '../src/frontier/frontier.js';
 import { RedisConnection } from '../src/frontier/redis-connection.js';
 import { deleteCrawl } from '../src/frontier/redis-crawl-keys.js';
 import { RedisFrontier } from '../src/frontier/redis-frontier.js';
@@ -39,6 +39,7 @@ const { values: a } = parseArgs({
     batch: { type: 'string', default: '10000' },
     'claim-batch': { type: 'string', default: '256' },
     'in-flight': { type: 'string', default: '2' },
+    'claims-ahead': { type: 'string', default: '0' },
     redis: { type: 'string', default: process.env.TOPICRAWL_REDIS_URL ?? 'redis://127.0.0.1:6379/0' },
   },
 });
@@ -47,6 +48,7 @@ const H = Number(a.hosts);
 const BATCH = Number(a.batch);
 const CLAIM = Number(a['claim-batch']);
 const IN_FLIGHT = Math.max(1, Number(a['in-flight']));
+const AHEAD = Math.max(0, Number(a['claims-ahead']));
 const crawlId = `bench-${process.pid}-${Date.now()}`;
 const perSec = (n: number, ms: number) => Math.round(n / (ms / 1000));
 
@@ -57,29 +59,42 @@ async function usedMemory(conn: RedisConnection): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(info)![1]);
 }
 
-/** Claims and settles until `target` URLs went through, with `clients` frontiers at once. */
+/**
+ * Claims and settles until `target` URLs went through, with `clients` frontiers at once. Each client
+ * keeps `AHEAD` claims more on the wire than the one it is reading (0: one claim at a time); the
+ * settles of a claim's leases ride with the next claim it sends, as the crawl engine's do.
+ */
 async function drain(frontiers: RedisFrontier[], target: number): Promise<{ claimed: number; ms: number; claims: number }> {
   let claimed = 0;
   let claims = 0;
+  let asked = 0; // URLs asked for by claims sent and not answered, plus those claimed
   const t0 = performance.now();
   await Promise.all(frontiers.map(async (f) => {
-    // as the crawl engine does: a claim goes out without waiting for the last settles, which ride with it
-    let settling: Promise<boolean[]> = Promise.resolve([]);
-    while (claimed < target) {
-      const c = await f.claim(Math.min(CLAIM, target - claimed), Date.now());
+    const sent: { answer: Promise<Claim>; n: number }[] = [];
+    const send = () => {
+      const n = Math.min(CLAIM, target - asked);
+      if (n <= 0) return;
+      asked += n;
+      sent.push({ answer: f.claim(n, Date.now()), n });
+    };
+    for (let k = 0; k <= AHEAD; k++) send();
+    const settles: Promise<boolean>[] = [];
+    while (sent.length) {
+      const { answer, n } = sent.shift()!;
+      const c = await answer;
       claims++;
-      if (c.kind !== 'urls') {
-        await settling;
-        if (c.kind === 'wait') await new Promise((r) => setTimeout(r, 1));
-        else break;
-        continue;
-      }
-      claimed += c.leases.length;
-      const now = Date.now();
-      await settling;
-      settling = Promise.all(c.leases.map((l) => f.settle(l, { state: 'done' }, now)));
+      const got = c.kind === 'urls' ? c.leases.length : 0;
+      asked -= n - got;
+      if (c.kind === 'urls') {
+        claimed += got;
+        const now = Date.now();
+        for (const l of c.leases) settles.push(f.settle(l, { state: 'done' }, now));
+      } else if (c.kind === 'wait') {
+        await new Promise((r) => setTimeout(r, 1));
+      } else if (sent.length === 0) break;
+      send();
     }
-    await settling;
+    await Promise.all(settles);
   }));
   return { claimed, ms: performance.now() - t0, claims };
 }
@@ -92,7 +107,7 @@ const connect = async () => {
 };
 const out: Record<string, unknown> = {
   command: `npx tsx scripts/bench-distributed.ts ${process.argv.slice(2).join(' ')}`.trim(),
-  urls: N, hosts: H, batch: BATCH, in_flight: IN_FLIGHT, claim_batch: CLAIM, redis: a.redis,
+  urls: N, hosts: H, batch: BATCH, in_flight: IN_FLIGHT, claim_batch: CLAIM, claims_ahead: AHEAD, redis: a.redis,
 };
 const main = await connect();
 try {
