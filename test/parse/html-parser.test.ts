@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Parse5Parser, collapseWhitespace } from '../../src/parse/html-parser.js';
 
@@ -160,5 +161,21 @@ describe('collapseWhitespace', () => {
     expect(collapseWhitespace('a\u00a0\u3000b')).toBe('a b');
     expect(collapseWhitespace('')).toBe('');
     expect(collapseWhitespace('plain')).toBe('plain');
+  });
+
+  it('gives what two regular-expression passes and a trim give, on any mix of text, whitespace and markers', () => {
+    // the definition the one-pass loop replaced: every \s run to one space, then a run holding a
+    // marker (with the spaces around it) to "\n" or " ", then trim
+    const reference = (s: string, keepBreaks: boolean) => {
+      const spaced = s.replace(/\s+/g, ' ');
+      return (spaced.includes('\u0000') ? spaced.replace(/ ?\u0000[\u0000 ]*/g, keepBreaks ? '\n' : ' ') : spaced).trim();
+    };
+    const chars = ['a', 'Z', '中', ' ', ' ', '\n', '\r', '\t', '\v', '\f', '\u0000', '\u00a0', '\u1680', '\u2000', '\u200a', '\u200b', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u180e', '\u0085', '~', '\u007f'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...chars), { maxLength: 24 }).map((a) => a.join('')), fc.boolean(), (s, keep) => {
+        expect(collapseWhitespace(s, keep)).toBe(reference(s, keep));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
