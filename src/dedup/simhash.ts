@@ -17,51 +17,70 @@ export interface Fingerprint {
   lo: number;
 }
 
-/** Bit-sliced counters for 32 bit positions: plane j holds bit j of every position's count. */
+/**
+ * Bit-sliced counters for the 64 bit positions: plane j of a half holds bit j of every position's
+ * count (planes of the high half at even indexes, of the low half at odd ones). Adding a hash
+ * ripples a carry word up the planes, both halves in one loop: a few word operations, not 64
+ * increments.
+ */
 class SlicedCounter {
-  private readonly planes = new Int32Array(32);
+  private readonly planes = new Int32Array(64);
   private top = 0;
 
-  add(x: number): void {
-    let carry = x | 0;
-    let j = 0;
-    while (carry !== 0) {
-      const p = this.planes[j];
-      this.planes[j] = p ^ carry;
-      carry &= p;
-      j++;
+  add(hi: number, lo: number): void {
+    const planes = this.planes;
+    let ch = hi | 0;
+    let cl = lo | 0;
+    let k = 0;
+    while ((ch | cl) !== 0) {
+      const ph = planes[k];
+      const pl = planes[k + 1];
+      planes[k] = ph ^ ch;
+      planes[k + 1] = pl ^ cl;
+      ch &= ph;
+      cl &= pl;
+      k += 2;
     }
-    if (j > this.top) this.top = j;
+    if (k > this.top) this.top = k;
   }
 
-  /** The word whose bit b is 1 when position b counted more than `n / 2` ones. */
-  majority(n: number): number {
-    let out = 0;
-    for (let b = 0; b < 32; b++) {
-      let c = 0;
-      for (let j = 0; j < this.top; j++) c += ((this.planes[j] >>> b) & 1) * 2 ** j;
-      if (c * 2 > n) out |= 1 << b;
+  /**
+   * The word whose bit b is 1 when position b of the half (0: high, 1: low) counted more than
+   * `n / 2` ones: the counts compared with floor(n / 2) bit-sliced, from the top plane down.
+   */
+  majority(half: 0 | 1, n: number): number {
+    const planes = this.planes;
+    const t = Math.floor(n / 2);
+    const bits = this.top / 2; // planes in use per half: every count is below 2 ** bits
+    if (bits < 31 && t >= 2 ** bits) return 0;
+    let gt = 0; // positions whose count is already known to be greater
+    let eq = -1; // positions whose count equals t in the planes seen so far
+    for (let j = bits - 1; j >= 0; j--) {
+      const p = planes[2 * j + half];
+      if ((t / 2 ** j) & 1) eq &= p;
+      else {
+        gt |= eq & p;
+        eq &= ~p;
+      }
     }
-    return out >>> 0;
+    return gt >>> 0;
   }
 }
 
 /** Accumulates feature hashes into a SimHash. */
 export class SimHashBuilder {
-  private readonly hiCount = new SlicedCounter();
-  private readonly loCount = new SlicedCounter();
+  private readonly counts = new SlicedCounter();
   /** Features added (occurrences). */
   count = 0;
 
   add(hi: number, lo: number): void {
-    this.hiCount.add(hi);
-    this.loCount.add(lo);
+    this.counts.add(hi, lo);
     this.count++;
   }
 
   /** The fingerprint of what was added (all zero bits when nothing was). */
   digest(): Fingerprint {
-    return { hi: this.hiCount.majority(this.count), lo: this.loCount.majority(this.count) };
+    return { hi: this.counts.majority(0, this.count), lo: this.counts.majority(1, this.count) };
   }
 }
 
