@@ -59,7 +59,7 @@ export function scanUnits(text: string): ScannedText {
         else if ((d === 39 || d === 0x2019) && i + 1 < n && isWordChar(text.charCodeAt(i + 1))) i += 2;
         else break;
       }
-      const w = normaliseWord(text.slice(start, i));
+      const w = wordUnit(text, start, i);
       if (w !== null) {
         units.push(w);
         starts.push(start);
@@ -86,6 +86,51 @@ export function scanUnits(text: string): ScannedText {
     }
   }
   return { units, starts, words: latin + cjk / CJK_CHARS_PER_WORD };
+}
+
+/**
+ * Words seen, by the text they were scanned from: a table probed with a hash of the word's
+ * characters and checked against them in place, so that a word met before costs no slice of the
+ * text and no string hashing (a page's words are nearly all met before). Open addressing, linear
+ * probes; emptied when half full. Words longer than WORD_MEMO_MAX are not kept.
+ */
+const WORD_TABLE_SIZE = 1 << 16;
+const WORD_MEMO_MAX = 32;
+const wordKeys: string[] = new Array<string>(WORD_TABLE_SIZE).fill('');
+const wordValues: (string | null)[] = new Array<string | null>(WORD_TABLE_SIZE).fill(null);
+const wordHashes = new Int32Array(WORD_TABLE_SIZE);
+let wordsKept = 0;
+
+/** normaliseWord(text.slice(start, end)), through the table above. */
+function wordUnit(text: string, start: number, end: number): string | null {
+  const len = end - start;
+  if (len > WORD_MEMO_MAX) return normaliseWord(text.slice(start, end));
+  let h = 0x811c9dc5 ^ len;
+  for (let q = start; q < end; q++) h = Math.imul(h ^ text.charCodeAt(q), 0x01000193);
+  h ^= h >>> 15;
+  let k = h & (WORD_TABLE_SIZE - 1);
+  for (;;) {
+    const key = wordKeys[k];
+    if (key === '') break;
+    if (wordHashes[k] === h && key.length === len) {
+      let q = 0;
+      while (q < len && key.charCodeAt(q) === text.charCodeAt(start + q)) q++;
+      if (q === len) return wordValues[k];
+    }
+    k = (k + 1) & (WORD_TABLE_SIZE - 1);
+  }
+  const word = text.slice(start, end);
+  const unit = normaliseWord(word);
+  if (wordsKept >= WORD_TABLE_SIZE / 2) {
+    wordKeys.fill('');
+    wordsKept = 0;
+    k = h & (WORD_TABLE_SIZE - 1);
+  }
+  wordKeys[k] = word;
+  wordValues[k] = unit;
+  wordHashes[k] = h;
+  wordsKept++;
+  return unit;
 }
 
 /** True if a unit is a CJK run (it starts with a CJK character). */
