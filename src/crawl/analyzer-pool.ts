@@ -7,6 +7,8 @@ import { unpackAnalysis, type WireAnalysis } from './analysis-wire.js';
 interface Slot {
   w: Worker;
   busy: number;
+  /** Pages handed over in this turn of the event loop, sent together at its end (see analyze()). */
+  outbox: { id: number; input: AnalysisInput }[];
   /** Settles once the thread has loaded (its 'ready' message), or has ended. */
   ready: Promise<void>;
   exited: Promise<void>;
@@ -43,7 +45,7 @@ export class AnalyzerPool {
       const ready = new Promise<void>((resolve) => (loaded = resolve));
       const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
       void exited.then(loaded);
-      const slot: Slot = { w, busy: 0, ready, exited };
+      const slot: Slot = { w, busy: 0, outbox: [], ready, exited };
       w.on('message', (m: { id: number; result?: WireAnalysis; error?: string; ready?: true }) => {
         if (m.ready) return loaded();
         const p = this.pending.get(m.id);
@@ -75,7 +77,10 @@ export class AnalyzerPool {
    */
   setKeywords(keywords: Record<string, number>): void {
     if (this.inline) this.inline = AnalyzerPool.inlineAnalyzer({ ...this.cfg, keywords: { ...keywords } });
-    for (const s of this.workers) s.w.postMessage({ keywords });
+    for (const s of this.workers) {
+      this.send(s); // (pages handed over before keep the keywords they were handed over with)
+      s.w.postMessage({ keywords });
+    }
   }
 
   analyze(input: AnalysisInput): Promise<PageAnalysis> {
@@ -94,8 +99,18 @@ export class AnalyzerPool {
     if (slot.busy++ === 0) slot.w.ref();
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, slot });
-      slot.w.postMessage({ id, input });
+      // the pages handed over in this turn go in one message at its end: each message wakes the
+      // thread, which on a busy machine costs more than the copy
+      if (slot.outbox.push({ id, input }) === 1) setImmediate(() => this.send(slot));
     });
+  }
+
+  /** Sends a thread the pages waiting in its outbox. */
+  private send(slot: Slot): void {
+    if (slot.outbox.length === 0) return;
+    const pages = slot.outbox;
+    slot.outbox = [];
+    slot.w.postMessage({ pages });
   }
 
   /**
@@ -108,6 +123,7 @@ export class AnalyzerPool {
       this.workers.map(async (s) => {
         s.w.ref(); // (an idle thread is unref'd: the process must wait for it now)
         await s.ready;
+        this.send(s);
         s.w.postMessage({ close: true });
         let timer: NodeJS.Timeout | undefined;
         const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS)));

@@ -2,11 +2,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createAnalyzer, type AnalysisConfig, type AnalysisInput } from './page-analysis.js';
 import { packAnalysis } from './analysis-wire.js';
 
-/** Worker thread: runs page analysis for the main thread (analyzer-pool.ts). */
+/**
+ * Worker thread: runs page analysis for the main thread (analyzer-pool.ts). Pages come in batches
+ * (`{ pages }`: those the main thread handed over in one turn of its event loop); each page's
+ * result goes back as soon as it is ready, so that the main thread records it while this thread
+ * analyses the next (results held for the batch measured 0.92x the pages/s).
+ */
 let analyze = createAnalyzer(workerData as AnalysisConfig);
 // loaded (the language detector's native module included): from now on the thread may be ended
 parentPort!.postMessage({ ready: true });
-parentPort!.on('message', (msg: { id: number; input: AnalysisInput } | { close: true } | { keywords: Record<string, number> }) => {
+parentPort!.on('message', (msg: { pages: { id: number; input: AnalysisInput }[] } | { close: true } | { keywords: Record<string, number> }) => {
   // relevance feedback (AnalyzerPool.setKeywords): the pages sent after this message use these keywords
   if ('keywords' in msg) {
     analyze = createAnalyzer({ ...(workerData as AnalysisConfig), keywords: msg.keywords });
@@ -17,9 +22,11 @@ parentPort!.on('message', (msg: { id: number; input: AnalysisInput } | { close: 
     parentPort!.close();
     return;
   }
-  try {
-    parentPort!.postMessage({ id: msg.id, result: packAnalysis(analyze(msg.input)) });
-  } catch (err) {
-    parentPort!.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) });
+  for (const { id, input } of msg.pages) {
+    try {
+      parentPort!.postMessage({ id, result: packAnalysis(analyze(input)) });
+    } catch (err) {
+      parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
+    }
   }
 });
