@@ -3,6 +3,7 @@ import { ClassifierScorer } from '../relevance/classifier-scorer.js';
 import { KeywordScorer } from '../relevance/keyword-scorer.js';
 import type { RelevanceScorer } from '../relevance/relevance-scorer.js';
 import type { AnalysisConfig } from './page-analysis.js';
+import { detached } from '../url/detached.js';
 
 // (apart from page-analysis.ts: the crawl's own thread scores anchor texts with these, and need not
 // load the HTML parser and the charset decoders that page analysis brings)
@@ -35,7 +36,7 @@ export function memoScoreText(scorer: TextScorer): (text: string) => number {
     if (v === undefined) {
       if (memo.size >= MEMO_SIZE) memo.clear();
       v = scorer.scoreText(text);
-      memo.set(text, v);
+      memo.set(detached(text), v); // (kept: not a view on a page's string)
     }
     return v;
   };

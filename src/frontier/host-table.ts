@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { FrontierStatements } from './frontier-statements.js';
 import { type HostSlot, newHostSlot } from './host-queue.js';
+import { detached } from '../url/detached.js';
 
 /**
  * The frontier's hosts: one {@link HostSlot} per host, by id and by name, loaded from the `hosts`
@@ -110,9 +111,9 @@ export class HostTable {
   private slot(id: number, name: string): HostSlot {
     let s = this.byId.get(id);
     if (!s) {
-      s = newHostSlot(id, name, this.delayMs, this.frontCap);
+      s = newHostSlot(id, detached(name), this.delayMs, this.frontCap); // (kept for the run: not a view on a page's string)
       this.byId.set(id, s);
-      this.byName.set(name, s);
+      this.byName.set(s.name, s);
     }
     return s;
   }

@@ -1,5 +1,6 @@
 import { Float64ById, Int32ById, Uint8ById } from './id-arrays.js';
 import type { PageInfo, PriorityUpdate, ResumeState } from './strategy.js';
+import { detached } from '../url/detached.js';
 
 /**
  * Directory yield: what the crawl has learnt about the places URLs live in, as a factor on their
@@ -144,7 +145,7 @@ export class DirectoryYield {
     let d = this.dirIndex.get(key);
     if (d === undefined) {
       d = this.success.length;
-      this.dirIndex.set(key, d);
+      this.dirIndex.set(detached(key), d); // (kept for the run: not a view on a page's string)
       this.success.push(0);
       this.seen.push(0);
       this.applied.push(1);
