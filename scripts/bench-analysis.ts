@@ -7,15 +7,29 @@
  *
  * Each round analyses every page once (a warm-up pass first); prints the best round's µs per page
  * of the whole analysis, and, for scale, of parse5's `parse` alone and of the crawl's parser (parse5
- * plus the walk to text and links), with the command, as JSON. Run it under `node --cpu-prof
- * --import tsx` to see where the analysis goes.
+ * plus the walk to text and links), with the command, as JSON. `parts_us_per_page`: the analysis's
+ * steps timed one by one the same way, each on the previous steps' results (decoding, parsing,
+ * body compression, preparing the body's text, the page's score, the SimHash, the language, the
+ * content hash, the links' normalisation, scope and hashes, their texts' scores; the sum is a little
+ * above the whole, which shares its caches). Run it under `node --cpu-prof --import tsx` to see more.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createHash } from 'node:crypto';
 import { parse } from 'parse5';
 import { analysisConfig } from '../src/crawl/crawl-settings.js';
 import { createAnalyzer, type AnalysisInput } from '../src/crawl/page-analysis.js';
+import { createPageScorer, memoScoreText } from '../src/crawl/page-scorer.js';
+import { DEFAULT_SHINGLES, textSimHash } from '../src/dedup/shingles.js';
+import { decodeHtml } from '../src/fetch/charset.js';
+import { CldDetector } from '../src/lang/cld-detector.js';
+import { prepareText } from '../src/relevance/keyword-matcher.js';
+import { compressBody } from '../src/store/body-codec.js';
+import { hostKey } from '../src/url/host.js';
+import { tryNormalizeUrl } from '../src/url/normalize.js';
+import { createScope } from '../src/url/scope.js';
+import { urlHash } from '../src/url/url-hash.js';
 import { Parse5Parser } from '../src/parse/html-parser.js';
 import { loadConfig } from '../src/topic/config.js';
 
@@ -52,7 +66,8 @@ function readPages(root: string): AnalysisInput[] {
 
 const pages = readPages(a.corpus!);
 if (pages.length === 0) throw new Error(`no .html page under ${a.corpus}/site`);
-const analyse = createAnalyzer(analysisConfig(loadConfig(a.topic!)));
+const cfg = analysisConfig(loadConfig(a.topic!));
+const analyse = createAnalyzer(cfg);
 const parser = new Parse5Parser();
 const texts = pages.map((p) => Buffer.from(p.body).toString('utf8'));
 
@@ -68,6 +83,36 @@ function time(fn: (i: number) => unknown): number {
   return +((best * 1000) / pages.length).toFixed(1);
 }
 
+/** The analysis's steps one by one (see the header), each timed over every page on the last ones' results. */
+function parts(): Record<string, number> {
+  const scorer = createPageScorer(cfg);
+  const scope = createScope(cfg.scope, cfg.scopeOptions);
+  const cld = new CldDetector();
+  const bodies = pages.map((p) => Buffer.from(p.body));
+  const decoded = bodies.map((b) => decodeHtml(b, 'text/html; charset=utf-8').text);
+  const parsed = decoded.map((t, i) => parser.parse(t, pages[i].url, {}));
+  const prepared = parsed.map((p) => prepareText(p.text));
+  const normalised = parsed.map((p) => p.links.map((l) => tryNormalizeUrl(l.url, cfg.normalize)).filter((u): u is string => u !== null));
+  return {
+    decode: time((i) => decodeHtml(bodies[i], 'text/html; charset=utf-8')),
+    parse: time((i) => parser.parse(decoded[i], pages[i].url, {})),
+    compress: time((i) => compressBody(bodies[i])),
+    prepare_text: time((i) => prepareText(parsed[i].text)),
+    page_score: time((i) => scorer.score({ url: pages[i].url, title: parsed[i].title, headings: parsed[i].headings, anchors: [], body: parsed[i].text }, () => prepared[i])),
+    simhash: time((i) => textSimHash(prepared[i], DEFAULT_SHINGLES)),
+    language: time((i) => cld.detect(parsed[i].text)),
+    content_hash: time((i) => createHash('sha256').update(parsed[i].title).update('\n').update(parsed[i].text).digest()),
+    links: time((i) => {
+      for (const l of parsed[i].links) tryNormalizeUrl(l.url, cfg.normalize);
+      for (const u of normalised[i]) if (scope(u).ok) (urlHash(u), hostKey(u));
+    }),
+    link_text_scores: time((i) => {
+      const score = memoScoreText(scorer); // (a page's own memo: the crawl's lasts the thread)
+      for (const l of parsed[i].links) (score(l.context), score(l.text));
+    }),
+  };
+}
+
 let links = 0;
 const out = {
   command: `npx tsx scripts/bench-analysis.ts ${process.argv.slice(2).join(' ')}`.trim(),
@@ -77,6 +122,7 @@ const out = {
   parser_us_per_page: time((i) => parser.parse(texts[i], pages[i].url, {})),
   analysis_us_per_page: time((i) => (links += analyse(pages[i]).links.length)),
   links_per_page: 0,
+  parts_us_per_page: parts(),
 };
 out.links_per_page = Math.round(links / (pages.length * (rounds + 1)));
 console.log(JSON.stringify(out, null, 2));
