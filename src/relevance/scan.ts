@@ -14,6 +14,7 @@
  */
 import { isCjk, isDigit, isJoiner, isLetter, isSpace } from './chars.js';
 import { normaliseWord } from './tokenize.js';
+import { detached } from '../url/detached.js';
 
 export const SENTENCE_BREAK = '';
 
@@ -104,7 +105,7 @@ let wordsKept = 0;
 /** normaliseWord(text.slice(start, end)), through the table above. */
 function wordUnit(text: string, start: number, end: number): string | null {
   const len = end - start;
-  if (len > WORD_MEMO_MAX) return normaliseWord(text.slice(start, end));
+  if (len > WORD_MEMO_MAX) return normaliseWord(detached(text.slice(start, end))); // (normaliseWord may keep it)
   let h = 0x811c9dc5 ^ len;
   for (let q = start; q < end; q++) h = Math.imul(h ^ text.charCodeAt(q), 0x01000193);
   h ^= h >>> 15;
@@ -119,7 +120,7 @@ function wordUnit(text: string, start: number, end: number): string | null {
     }
     k = (k + 1) & (WORD_TABLE_SIZE - 1);
   }
-  const word = text.slice(start, end);
+  const word = detached(text.slice(start, end)); // (kept: not a view on the page's text)
   const unit = normaliseWord(word);
   if (wordsKept >= WORD_TABLE_SIZE / 2) {
     wordKeys.fill('');
