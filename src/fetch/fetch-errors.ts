@@ -102,3 +102,16 @@ function messageOf(err: unknown): string {
   }
   return String(err);
 }
+
+/**
+ * Whether a request failed in HTTP/1.1 keep-alive's race: it went out on a connection that had
+ * already carried an answer (`readBefore`: the bytes that connection had read when the request
+ * started, > 0), the server closed that connection just as the request was sent, and not one byte
+ * of an answer came (the socket undici reports read no more than before). RFC 9110 §9.2.2 and RFC
+ * 9112 §9.3.1 let a client send an idempotent request again on a new connection then, as browsers
+ * do. A request whose connection died after part of an answer, or on a new connection, is not one.
+ */
+export function closedKeepAlive(err: unknown, readBefore: number): boolean {
+  const e = err as { code?: unknown; socket?: { bytesRead?: unknown } } | null;
+  return readBefore > 0 && e?.code === 'UND_ERR_SOCKET' && e.socket?.bytesRead === readBefore;
+}

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import { isRefusedAddress, refusedLiteral } from './address-policy.js';
 import type { buildConnector } from 'undici';
 import { TopicrawlError } from '../errors.js';
@@ -73,7 +73,7 @@ export function originKey(protocol: string, hostname: string, port: string | num
 export function mappedConnector(
   base: buildConnector.connector,
   map: HostMap,
-  onConnect?: (key: string, remoteAddress: string) => void,
+  onConnect?: (key: string, remoteAddress: string, socket: Socket) => void,
   mappedOnly = false,
   /**
    * Refuse unmapped hosts at private, loopback, link-local… addresses (address-policy.ts): an IP literal
@@ -107,7 +107,7 @@ export function mappedConnector(
         }
       : opts;
     (mapped ? base : unmappedBase)(next, (err, socket) => {
-      if (socket && onConnect && socket.remoteAddress) onConnect(originKey(opts.protocol, hostname, port), socket.remoteAddress);
+      if (socket && onConnect && socket.remoteAddress) onConnect(originKey(opts.protocol, hostname, port), socket.remoteAddress, socket);
       if (err) return callback(err, null);
       if (!mapped && refusePrivate && isRefusedAddress(socket!.remoteAddress)) {
         // checked on the address actually connected to: DNS rebinding cannot get round it

@@ -1,8 +1,9 @@
 import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { FetchOptions, FetchResult, Fetcher, FetcherOptions } from './fetcher.js';
 import { readBody } from './body-reader.js';
-import { mapFetchError, type FetchFailure } from './fetch-errors.js';
+import { closedKeepAlive, mapFetchError, type FetchFailure } from './fetch-errors.js';
 import { createCachingLookup, type CachingLookup } from './dns-cache.js';
 import { HostMap, mappedConnector, originKey } from './host-map.js';
 import { publicOnlyLookup } from './address-policy.js';
@@ -40,6 +41,13 @@ export class UndiciFetcher implements Fetcher {
   private readonly agent: Agent;
   /** The agent, with the wire-capture interceptor when keepWire (else the agent itself). */
   private readonly dispatcher: Dispatcher;
+  /**
+   * Each origin's newest open connection, by originKey: the bytes it had read when a request
+   * started tell whether a failure was keep-alive's race (closedKeepAlive). With one connection per
+   * origin (connectionsPerOrigin 1) it is the one a request goes out on; with more, a guess that
+   * only ever makes a retry less likely.
+   */
+  private readonly sockets = new Map<string, Socket>();
   private readonly stopListening: (() => void) | null;
   private readonly remote = new Map<string, string>();
   /** The DNS cache of this fetcher's connections. */
@@ -53,9 +61,13 @@ export class UndiciFetcher implements Fetcher {
     const refusePrivate = !(opts.allowPrivate ?? true);
     // unmapped hosts: private DNS answers are dropped before connecting (the socket is checked again after)
     const guarded = refusePrivate ? buildConnector({ timeout: opts.connectTimeoutMs, lookup: publicOnlyLookup(this.lookup) } as buildConnector.BuildOptions) : base;
-    const connect = mappedConnector(base, new HostMap(opts.resolve), (key, addr) => {
+    const connect = mappedConnector(base, new HostMap(opts.resolve), (key, addr, socket) => {
       if (this.remote.size >= 100_000) this.remote.clear(); // one entry per origin: bound it on huge crawls
       this.remote.set(key, addr);
+      this.sockets.set(key, socket);
+      socket.once('close', () => {
+        if (this.sockets.get(key) === socket) this.sockets.delete(key);
+      });
     }, opts.mappedOnly ?? false, refusePrivate, guarded);
     this.agent = new Agent({
       connect,
@@ -106,13 +118,20 @@ export class UndiciFetcher implements Fetcher {
 
     let res: Dispatcher.ResponseData;
     const path = u.pathname + u.search;
-    const wire = this.stopListening ? new WireCapture('GET', path) : undefined;
-    try {
-      const req: WireDispatchOptions & Dispatcher.RequestOptions = { origin: u.origin, path, method: 'GET', headers, signal: options.signal };
-      if (wire) req.wire = wire;
-      res = await this.dispatcher.request(req);
-    } catch (err) {
-      return result({ remoteAddress: this.remoteAddress(u) }, abortedOr(options.signal, mapFetchError(err)));
+    let wire: WireCapture | undefined;
+    for (let attempt = 1; ; attempt++) {
+      wire = this.stopListening ? new WireCapture('GET', path) : undefined;
+      const readBefore = this.bytesReadOn(u);
+      try {
+        const req: WireDispatchOptions & Dispatcher.RequestOptions = { origin: u.origin, path, method: 'GET', headers, signal: options.signal };
+        if (wire) req.wire = wire;
+        res = await this.dispatcher.request(req);
+        break;
+      } catch (err) {
+        // a kept-alive connection the server had just closed: sent again once, on a new connection
+        if (attempt === 1 && closedKeepAlive(err, readBefore) && !options.signal?.aborted) continue;
+        return result({ remoteAddress: this.remoteAddress(u) }, abortedOr(options.signal, mapFetchError(err)));
+      }
     }
 
     const status = res.statusCode;
@@ -149,6 +168,12 @@ export class UndiciFetcher implements Fetcher {
 
   private remoteAddress(u: URL): string | undefined {
     return this.remote.get(originKey(u.protocol, u.hostname, u.port));
+  }
+
+  /** The bytes the origin's newest open connection has read (0: none open). */
+  private bytesReadOn(u: URL): number {
+    const s = this.sockets.get(originKey(u.protocol, u.hostname, u.port));
+    return s && !s.destroyed ? s.bytesRead : 0;
   }
 }
 

@@ -267,3 +267,59 @@ describe('UndiciFetcher: answers that are not HTTP, and TLS failures, have page-
     }
   });
 });
+
+describe('UndiciFetcher: a kept-alive connection the server has just closed', () => {
+  /** A raw server that answers each connection's first request as if keeping it alive, then closes it; counts both. */
+  async function closingServer(answer: boolean) {
+    const seen = { connections: 0, requests: 0 };
+    const server = createNetServer((s) => {
+      seen.connections++;
+      s.on('error', () => undefined);
+      s.on('data', () => {
+        seen.requests++;
+        if (answer) s.end('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 4\r\n\r\n<p/>');
+        else s.destroy();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return { seen, port: (server.address() as AddressInfo).port, close: () => new Promise<void>((r) => server.close(() => r())) };
+  }
+  const fetcherFor = () => {
+    // one connection per origin, as a crawl with per_host_concurrency 1 has: the next request goes on the same socket
+    const f = new UndiciFetcher({ userAgent: 't', connectTimeoutMs: 2000, headersTimeoutMs: 2000, bodyTimeoutMs: 2000, maxPageBytes: 1 << 20, connectionsPerOrigin: 1, allowPrivate: true });
+    fetchers.push(f);
+    return f;
+  };
+
+  it('sends the request again once, on a new connection (RFC 9112 §9.3.1), so no page is lost to the race', async () => {
+    const srv = await closingServer(true);
+    const fetcher = fetcherFor();
+    try {
+      for (let i = 0; i < 5; i++) {
+        const r = await fetcher.fetch(`http://127.0.0.1:${srv.port}/p${i}`);
+        expect(r.error).toBeUndefined();
+        expect(r.status).toBe(200);
+      }
+      // each page answered on a connection of its own; a request that went out on a closed one was
+      // received there unanswered, and sent again: at most twice a page
+      expect(srv.seen.connections).toBe(5);
+      expect(srv.seen.requests).toBeGreaterThanOrEqual(5);
+      expect(srv.seen.requests).toBeLessThanOrEqual(10);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('does not send again what failed on a new connection (nothing was answered on it)', async () => {
+    const srv = await closingServer(false);
+    const fetcher = fetcherFor();
+    try {
+      const r = await fetcher.fetch(`http://127.0.0.1:${srv.port}/`);
+      expect(r.error?.code).toBe('E_RESET');
+      expect(srv.seen.requests).toBe(1);
+      expect(srv.seen.connections).toBe(1);
+    } finally {
+      await srv.close();
+    }
+  });
+});
