@@ -1,4 +1,5 @@
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { Agent as AgentType, buildConnector as BuildConnector, Dispatcher } from 'undici';
+import { Agent, buildConnector, dispatchRequest } from './undici-parts.js';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { FetchOptions, FetchResult, Fetcher, FetcherOptions } from './fetcher.js';
@@ -38,7 +39,7 @@ export function mediaType(contentType: string | undefined): string | null {
  * has an overall deadline), decompression with a cap on the decoded size. Never throws from fetch().
  */
 export class UndiciFetcher implements Fetcher {
-  private readonly agent: Agent;
+  private readonly agent: AgentType;
   /** The agent, with the wire-capture interceptor when keepWire (else the agent itself). */
   private readonly dispatcher: Dispatcher;
   /**
@@ -57,10 +58,10 @@ export class UndiciFetcher implements Fetcher {
 
   constructor(private readonly opts: FetcherOptions) {
     this.lookup = createCachingLookup({ ttlMs: opts.dnsTtlMs });
-    const base = buildConnector({ timeout: opts.connectTimeoutMs, lookup: this.lookup } as buildConnector.BuildOptions);
+    const base = buildConnector({ timeout: opts.connectTimeoutMs, lookup: this.lookup } as BuildConnector.BuildOptions);
     const refusePrivate = !(opts.allowPrivate ?? true);
     // unmapped hosts: private DNS answers are dropped before connecting (the socket is checked again after)
-    const guarded = refusePrivate ? buildConnector({ timeout: opts.connectTimeoutMs, lookup: publicOnlyLookup(this.lookup) } as buildConnector.BuildOptions) : base;
+    const guarded = refusePrivate ? buildConnector({ timeout: opts.connectTimeoutMs, lookup: publicOnlyLookup(this.lookup) } as BuildConnector.BuildOptions) : base;
     const connect = mappedConnector(base, new HostMap(opts.resolve), (key, addr, socket) => {
       if (this.remote.size >= 100_000) this.remote.clear(); // one entry per origin: bound it on huge crawls
       this.remote.set(key, addr);
@@ -125,7 +126,7 @@ export class UndiciFetcher implements Fetcher {
       try {
         const req: WireDispatchOptions & Dispatcher.RequestOptions = { origin: u.origin, path, method: 'GET', headers, signal: options.signal };
         if (wire) req.wire = wire;
-        res = await this.dispatcher.request(req);
+        res = await dispatchRequest(this.dispatcher, req);
         break;
       } catch (err) {
         // a kept-alive connection the server had just closed: sent again once, on a new connection

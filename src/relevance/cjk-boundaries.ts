@@ -30,8 +30,16 @@
  */
 import { isCjk } from './chars.js';
 
-/** The one word segmenter of the relevance code (tokenize.ts uses it too). */
-export const wordSegmenter = new Intl.Segmenter('zh', { granularity: 'word' });
+let segmenter: Intl.Segmenter | null = null;
+
+/**
+ * The one word segmenter of the relevance code (tokenize.ts and feedback-terms.ts use it too), made
+ * on first use: making it loads ICU's Chinese dictionary, 15 ms that every command and every
+ * analysis thread paid at start-up, most of them never segmenting a word.
+ */
+export function wordSegmenter(): Intl.Segmenter {
+  return (segmenter ??= new Intl.Segmenter('zh', { granularity: 'word' }));
+}
 
 /** Characters of context on each side of a candidate in a long run. */
 export const CONTEXT = 16;
@@ -175,7 +183,7 @@ export function acceptCjkMatches(text: string, starts: ArrayLike<number>, ends: 
       const key = a * 65536 + b;
       let ok = known.get(key);
       if (ok === undefined) {
-        segments ??= wordSegmenter.segment(windowText);
+        segments ??= wordSegmenter().segment(windowText);
         ok = decide(segments, a, b);
         known.set(key, ok);
       }

@@ -100,7 +100,7 @@ function docTerms(text: string, out: DocTerms): void {
     const u = p.units[i];
     if (u === SENTENCE_BREAK) continue;
     if (isCjkUnit(u)) {
-      for (const seg of wordSegmenter.segment(u)) {
+      for (const seg of wordSegmenter().segment(u)) {
         const w = seg.segment;
         if (!seg.isWordLike || Array.from(w).length < MIN_CJK_LENGTH || !isCjk(w.charCodeAt(0))) continue;
         out.tf.set(w, (out.tf.get(w) ?? 0) + 1);

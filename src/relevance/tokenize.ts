@@ -115,7 +115,7 @@ export function tokenize(text: string): string[] {
   const folded = foldChinese(text.toLowerCase());
   const out: string[] = [];
   for (const piece of splitPieces(folded)) {
-    for (const seg of wordSegmenter.segment(piece)) {
+    for (const seg of wordSegmenter().segment(piece)) {
       if (!seg.isWordLike) continue;
       const w = seg.segment;
       const c = w.charCodeAt(0);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TopicSchema } from './topic-schema.js';
 
 /** `$id` of the generated schema. */

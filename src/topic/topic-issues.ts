@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { TopicSchema, type Topic } from './topic-schema.js';
 import { compileScopePattern } from '../url/scope.js';
 import { words as stopwordList } from 'natural/lib/natural/util/stopwords.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The ordering strategy of a topic that names none: `learning` (measured better than best-first-fish

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CONTEXT, MAX_WINDOW, SHORT_RUN, acceptCjkMatches, acceptsCjkMatch, clearCjkMemo, wordSegmenter } from '../../src/relevance/cjk-boundaries.js';
 
-const words = (t: string) => [...wordSegmenter.segment(t)].map((s) => s.segment);
+const words = (t: string) => [...wordSegmenter().segment(t)].map((s) => s.segment);
 /** The decision for `sub` at its first occurrence in `text`. */
 const accepts = (text: string, sub: string) => {
   const at = text.indexOf(sub);
@@ -12,7 +12,7 @@ const accepts = (text: string, sub: string) => {
 /** The rule applied with the segmentation of the whole text (no windows): the reference. */
 function reference(text: string, starts: number[], ends: number[]): number[] {
   const bounds = new Set<number>([text.length]);
-  for (const s of wordSegmenter.segment(text)) bounds.add(s.index);
+  for (const s of wordSegmenter().segment(text)) bounds.add(s.index);
   return starts.map((s, k) => {
     const e = ends[k];
     let inside = 0;

@@ -36,7 +36,7 @@ describe('KeywordScorer: Chinese scripts', () => {
 });
 
 describe('KeywordScorer: Chinese word boundaries', () => {
-  const words = (t: string) => [...wordSegmenter.segment(t)].map((s) => s.segment);
+  const words = (t: string) => [...wordSegmenter().segment(t)].map((s) => s.segment);
   const scorer = new KeywordScorer({
     keywords: { 草原: 1, 茶叶: 1, 卷烟: 1, 蒙古: 1, 研究: 1, 中国烟草: 1, '草原 tour': 1, 'tea 喝茶叶': 1 },
     fields: FIELDS,
