@@ -77,7 +77,7 @@ export async function processFetch(deps: ProcessorDeps, item: Lease, res: FetchR
   const html = ok2xx && res.contentType !== null && HTML_TYPES.has(res.contentType);
   let analysis: PageAnalysis | null = null;
   if (res.status > 0 && (res.body.length > 0 || html)) {
-    const anchors = html ? await store.anchorsTo(item.id) : [];
+    const anchors = html ? (item.anchors ? [...item.anchors] : await store.anchorsTo(item.id)) : [];
     if (html && item.anchor && !anchors.includes(item.anchor)) anchors.push(item.anchor);
     analysis = await deps.analyzers.analyze({
       url: item.url, host: item.host, body: res.body, contentType: res.headers['content-type'] ?? null, html, anchors,

@@ -67,7 +67,7 @@ export function prepareStatements(db: Database.Database) {
       let st = lookups.get(n);
       if (!st) {
         st = db.prepare(
-          `SELECT hash, id, host_id, state, depth, priority, life, inlinks, inlink_score FROM urls WHERE id IN (${new Array(n).fill('?').join(',')})`,
+          `SELECT hash, id, host_id, state, depth, priority, life, inlinks, inlink_score, seq FROM urls WHERE id IN (${new Array(n).fill('?').join(',')})`,
         );
         lookups.set(n, st);
       }
@@ -75,7 +75,15 @@ export function prepareStatements(db: Database.Database) {
     },
     /** where a URL sits in the queues (read before its priority or state changes) */
     queueKey: db.prepare('SELECT id, host_id, state, priority, seq FROM urls WHERE id = ?'),
-    take: db.prepare('SELECT url, depth, priority, life, seq, hops, parent_id, anchor FROM urls WHERE id = ? AND state = 0'),
+    /**
+     * a queued URL's row as it is handed out, with the anchor texts of the links to it recorded so
+     * far (up to 50, as the store's anchorsTo reads them; a JSON array): one read instead of two
+     */
+    take: db.prepare(
+      `SELECT url, depth, priority, life, seq, hops, parent_id, anchor,
+         (SELECT json_group_array(a.anchor) FROM (SELECT anchor FROM links WHERE to_id = urls.id AND anchor <> '' LIMIT 50) a) AS anchors
+       FROM urls WHERE id = ? AND state = 0`,
+    ),
     /** a URL released without an outcome leaves the queue until reopen */
     unrecorded: db.prepare('UPDATE urls SET state = 1 WHERE id = ? AND state = 0'),
     hostByName: db.prepare('SELECT id FROM hosts WHERE name = ?'),

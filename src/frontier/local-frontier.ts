@@ -109,6 +109,12 @@ export interface FrontierItem {
   hops: number;
   parentId: number | null;
   anchor: string | null;
+  /**
+   * The anchor texts of the links to this URL recorded when it was handed out (up to 50), when the
+   * frontier reads them with its row (the embedded one does, in the same statement); absent: the
+   * crawl reads them from the store (Store.anchorsTo) when the page is analysed.
+   */
+  anchors?: string[];
 }
 
 export type NextResult =

@@ -10,13 +10,14 @@ import { type FrontierStatements, prepareStatements } from './frontier-statement
 import type { RunStore } from './run-store.js';
 import { openQueues, saveQueues } from './queue-snapshot.js';
 import { SeenIndex } from './seen-index.js';
+import { UrlRowCache } from './url-row-cache.js';
 import { foldChanges, type QueueKey, readQueueKeys, writeChanges, writePriorities } from './url-changes.js';
 import type { SqliteFrontierOptions } from './sqlite-frontier-options.js';
 
 export type { SqliteFrontierOptions };
 
 
-type UrlRow = { url: string; depth: number; priority: number; life: number; seq: number; hops: number; parent_id: number | null; anchor: string | null };
+type UrlRow = { url: string; depth: number; priority: number; life: number; seq: number; hops: number; parent_id: number | null; anchor: string | null; anchors: string };
 
 /**
  * {@link Frontier} on the `urls` and `hosts` tables of the crawl's SQLite file, which are the truth,
@@ -49,6 +50,8 @@ export class SqliteFrontier implements LocalFrontier {
 
   private seen = new SeenIndex();
   private readonly rows: UrlRows;
+  /** Rows of known URLs as on disk, so that lookups and queue moves need not read them again. */
+  private readonly cache = new UrlRowCache();
   private runs: RunStore;
   private closed = false;
   /** How the queues were opened: from the snapshot of a clean stop, or rebuilt from `urls`. */
@@ -96,7 +99,7 @@ export class SqliteFrontier implements LocalFrontier {
   }
 
   lookup(hashes: Buffer[]): Map<string, KnownUrl> {
-    return knownUrls(this.st, this.seen, hashes, this.inFlightIds);
+    return knownUrls(this.st, this.seen, hashes, this.inFlightIds, this.cache);
   }
 
   add(entries: NewUrl[]): number[] {
@@ -111,7 +114,12 @@ export class SqliteFrontier implements LocalFrontier {
     for (let i = 0; i < n; i++) hostOf[i] = this.hosts.byNameOrCreate(entries[i].host);
     this.rows.insert(entries, firstId, hostOf, now);
     for (let i = 0; i < n; i++) {
-      this.seen.add(entries[i].hash, firstId + i);
+      const e = entries[i];
+      this.seen.add(e.hash, firstId + i);
+      this.cache.put({
+        hash: Buffer.from(e.hash), id: firstId + i, hostId: hostOf[i].id, state: e.state ?? UrlState.QUEUED, depth: e.depth, priority: e.priority,
+        life: e.life, inlinks: e.inlinks ?? 0, inlinkScore: e.inlinkScore ?? 0, seq: firstSeq + i,
+      });
       if ((entries[i].state ?? UrlState.QUEUED) !== UrlState.QUEUED) continue;
       this.queued++;
       const host = hostOf[i];
@@ -128,8 +136,9 @@ export class SqliteFrontier implements LocalFrontier {
     // one read of the rows that move and one write for the batch (a URL changed twice: both at once)
     const folded = foldChanges(changes);
     const moving = folded.filter((c) => c.priority !== undefined || c.state !== undefined);
-    const old = moving.length ? readQueueKeys(this.st, moving.map((c) => c.id)) : undefined;
+    const old = moving.length ? this.queueKeys(moving.map((c) => c.id)) : undefined;
     writeChanges(this.st, folded);
+    for (const c of folded) this.cache.apply(c);
     const touched = new Set<HostSlot>();
     for (const c of moving) {
       const o = old!.get(c.id);
@@ -143,10 +152,11 @@ export class SqliteFrontier implements LocalFrontier {
   reprioritize(updates: { id: number; priority: number }[]): number {
     const last = new Map<number, number>();
     for (const u of updates) last.set(u.id, u.priority);
-    const old = readQueueKeys(this.st, [...last.keys()]);
+    const old = this.queueKeys([...last.keys()]);
     const live: { id: number; priority: number }[] = [];
     for (const [id, priority] of last) if (old.get(id)?.state === UrlState.QUEUED) live.push({ id, priority });
     writePriorities(this.st, live);
+    for (const u of live) this.cache.setPriority(u.id, u.priority);
     const touched = new Set<HostSlot>();
     for (const u of live) {
       const host = this.requeueKey(old.get(u.id)!, u.priority, UrlState.QUEUED);
@@ -203,7 +213,10 @@ export class SqliteFrontier implements LocalFrontier {
       }
       const c = host.cands.shift()!;
       // an entry left behind by a change of priority or state, or a duplicate of one in flight, is dropped
-      const taken = this.inFlightIds.has(c.id) ? undefined : (this.st.take.get(c.id) as UrlRow | undefined);
+      // (the row cache tells most stale entries without a read: their row is no longer queued, or at another priority)
+      const cached = this.cache.get(c.id);
+      const stale = this.inFlightIds.has(c.id) || (cached !== undefined && (cached.state !== UrlState.QUEUED || cached.priority !== c.priority));
+      const taken = stale ? undefined : (this.st.take.get(c.id) as UrlRow | undefined);
       const row = taken && taken.priority === c.priority ? taken : undefined;
       if (row) {
         this.queued--;
@@ -219,7 +232,7 @@ export class SqliteFrontier implements LocalFrontier {
         kind: 'url',
         item: {
           id: c.id, url: row.url, hostId: host.id, host: host.name, depth: row.depth, priority: row.priority,
-          life: row.life, seq: row.seq, hops: row.hops, parentId: row.parent_id, anchor: row.anchor,
+          life: row.life, seq: row.seq, hops: row.hops, parentId: row.parent_id, anchor: row.anchor, anchors: JSON.parse(row.anchors) as string[],
         },
       };
     }
@@ -229,6 +242,7 @@ export class SqliteFrontier implements LocalFrontier {
 
   release(item: FrontierItem, now: number, recorded = false): void {
     const host = this.hosts.get(item.hostId)!;
+    this.cache.forget(item.id); // its outcome was written by the store, or it is set aside below
     if (this.inFlightIds.delete(item.id)) {
       // released without an outcome (the caller failed): it stays out of the queue until reopen, as IN_FLIGHT
       // (one whose outcome is written is no longer QUEUED: nothing to mark)
@@ -303,12 +317,25 @@ export class SqliteFrontier implements LocalFrontier {
 
   /** Of entries taken from the runs, those whose URL is still queued with that priority (one read per batch). */
   private readonly current = (taken: Candidate[]): Candidate[] => {
-    const rows = readQueueKeys(this.st, taken.map((c) => c.id));
+    const rows = this.queueKeys(taken.map((c) => c.id));
     return taken.filter((c) => {
       const r = rows.get(c.id);
       return r !== undefined && r.state === UrlState.QUEUED && r.priority === c.priority;
     });
   };
+
+  /** Where these URLs sit in the queues: from the row cache, the rest read in one batch. */
+  private queueKeys(ids: readonly number[]): Map<number, QueueKey> {
+    const out = new Map<number, QueueKey>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const k = this.cache.queueKey(id);
+      if (k) out.set(id, k);
+      else missing.push(id);
+    }
+    if (missing.length) for (const [id, k] of readQueueKeys(this.st, missing)) out.set(id, k);
+    return out;
+  }
 
   private readonly isInFlight = (id: number) => this.inFlightIds.has(id);
 

@@ -3,12 +3,13 @@ import { type FrontierStatements, INSERT_COLUMNS } from './frontier-statements.j
 import type { HostSlot } from './host-queue.js';
 import { SeenIndex } from './seen-index.js';
 import { UrlState } from '../frontier/url-state.js';
+import type { CachedRow, UrlRowCache } from './url-row-cache.js';
 
 /** Rows per multi-row INSERT in {@link UrlRows.insert}. */
 export const INSERT_CHUNK = 16;
 
 type KnownRow = {
-  hash: Buffer; id: number; host_id: number; state: number; depth: number; priority: number; life: number; inlinks: number; inlink_score: number;
+  hash: Buffer; id: number; host_id: number; state: number; depth: number; priority: number; life: number; inlinks: number; inlink_score: number; seq: number;
 };
 
 /** Writes new URLs to the `urls` table in multi-row INSERTs (one parameter array, reused). */
@@ -50,24 +51,39 @@ export class UrlRows {
 }
 
 /**
- * Known URLs among these hashes: the seen-index gives candidate ids, read in chunks of 64; a
- * candidate counts only if its full hash matches. URLs in flight are reported as IN_FLIGHT.
+ * Known URLs among these hashes: the seen-index gives candidate ids, looked up in `cache` and the
+ * rest read in chunks of 64 (and cached); a candidate counts only if its full hash matches. URLs in
+ * flight are reported as IN_FLIGHT.
  */
-export function knownUrls(st: FrontierStatements, seen: SeenIndex, hashes: Buffer[], inFlight: Set<number>): Map<string, KnownUrl> {
+export function knownUrls(st: FrontierStatements, seen: SeenIndex, hashes: Buffer[], inFlight: Set<number>, cache: UrlRowCache): Map<string, KnownUrl> {
   const out = new Map<string, KnownUrl>();
   const ids: number[] = [];
   for (const h of hashes) seen.find(h, ids);
   if (ids.length === 0) return out;
   const wanted = new Set(hashes.map((h) => h.toString('hex')));
-  for (let i = 0; i < ids.length; i += 64) {
-    const chunk = ids.slice(i, i + 64);
-    for (const r of st.byIds(chunk.length).all(...chunk) as KnownRow[]) {
-      const key = r.hash.toString('hex');
-      if (!wanted.has(key)) continue;
-      const state = r.state === UrlState.QUEUED && inFlight.has(r.id) ? UrlState.IN_FLIGHT : (r.state as UrlState);
-      out.set(key, {
-        id: r.id, hostId: r.host_id, state, depth: r.depth, priority: r.priority, life: r.life, inlinks: r.inlinks, inlinkScore: r.inlink_score,
-      });
+  const found = (r: CachedRow) => {
+    const key = r.hash.toString('hex');
+    if (!wanted.has(key)) return;
+    const state = r.state === UrlState.QUEUED && inFlight.has(r.id) ? UrlState.IN_FLIGHT : (r.state as UrlState);
+    out.set(key, {
+      id: r.id, hostId: r.hostId, state, depth: r.depth, priority: r.priority, life: r.life, inlinks: r.inlinks, inlinkScore: r.inlinkScore,
+    });
+  };
+  const missing: number[] = [];
+  for (const id of ids) {
+    const r = cache.get(id);
+    if (r) found(r);
+    else missing.push(id);
+  }
+  for (let i = 0; i < missing.length; i += 64) {
+    const chunk = missing.slice(i, i + 64);
+    for (const k of st.byIds(chunk.length).all(...chunk) as KnownRow[]) {
+      const r: CachedRow = {
+        hash: k.hash, id: k.id, hostId: k.host_id, state: k.state, depth: k.depth, priority: k.priority, life: k.life,
+        inlinks: k.inlinks, inlinkScore: k.inlink_score, seq: k.seq,
+      };
+      cache.put(r);
+      found(r);
     }
   }
   return out;

@@ -1,0 +1,143 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../src/eval/prng.js';
+import type { FrontierItem, KnownUrl, NewUrl } from '../../src/frontier/frontier.js';
+import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
+import { UrlRowCache, type CachedRow } from '../../src/frontier/url-row-cache.js';
+import { UrlState } from '../../src/frontier/url-state.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { urlHash } from '../../src/url/url-hash.js';
+import { tmpDir } from '../helpers/tmp.js';
+
+/**
+ * The frontier's row cache (url-row-cache.ts) must never disagree with the `urls` table: a lookup
+ * answered from it must be what a read of the file gives, whatever happened in between (adds,
+ * changes, reprioritisations, hand-outs, outcomes written by the store, releases).
+ */
+
+function row(id: number, over: Partial<CachedRow> = {}): CachedRow {
+  return { hash: urlHash(`http://a.test/${id}`), id, hostId: 1, state: UrlState.QUEUED, depth: 1, priority: 0.5, life: 3, inlinks: 1, inlinkScore: 0.1, seq: id, ...over };
+}
+
+describe('UrlRowCache', () => {
+  it('applies only the fields a change writes, and forgets on request', () => {
+    const c = new UrlRowCache(10);
+    c.put(row(1));
+    c.apply({ id: 1, hostId: 1, priority: 0.9, inlinks: 4 });
+    expect(c.get(1)).toMatchObject({ priority: 0.9, inlinks: 4, life: 3, state: UrlState.QUEUED, inlinkScore: 0.1 });
+    c.setPriority(1, 0.2);
+    expect(c.queueKey(1)).toEqual({ id: 1, host_id: 1, state: UrlState.QUEUED, priority: 0.2, seq: 1 });
+    c.apply({ id: 2, hostId: 1, priority: 1 }); // not cached: nothing to do
+    expect(c.get(2)).toBeUndefined();
+    c.forget(1);
+    expect(c.get(1)).toBeUndefined();
+  });
+
+  it('starts over when full, keeping the row just put', () => {
+    const c = new UrlRowCache(3);
+    for (let id = 1; id <= 3; id++) c.put(row(id));
+    c.put(row(2, { priority: 0.7 })); // a row already held: no reset
+    expect(c.size).toBe(3);
+    c.put(row(4));
+    expect(c.size).toBe(1);
+    expect(c.get(4)?.id).toBe(4);
+  });
+});
+
+/** What the file says a lookup of `hashes` should answer (the frontier's rule for URLs in flight applied). */
+function fromFile(store: SqliteStore, hashes: Buffer[], inFlight: Set<number>): Map<string, KnownUrl> {
+  const out = new Map<string, KnownUrl>();
+  const st = store.db.prepare('SELECT id, host_id, state, depth, priority, life, inlinks, inlink_score FROM urls WHERE hash = ?');
+  for (const h of hashes) {
+    const r = st.get(h) as { id: number; host_id: number; state: number; depth: number; priority: number; life: number; inlinks: number; inlink_score: number } | undefined;
+    if (!r) continue;
+    const state = (r.state === UrlState.QUEUED && inFlight.has(r.id) ? UrlState.IN_FLIGHT : r.state) as UrlState;
+    out.set(h.toString('hex'), { id: r.id, hostId: r.host_id, state, depth: r.depth, priority: r.priority, life: r.life, inlinks: r.inlinks, inlinkScore: r.inlink_score });
+  }
+  return out;
+}
+
+describe('the frontier with its row cache', () => {
+  it('answers every lookup as the file does, through random adds, changes, hand-outs and outcomes (a model check)', () => {
+    const rng = mulberry32(7);
+    const store = new SqliteStore(join(tmpDir(), 'c.db'));
+    // a small front and run buffer: queues move between memory and disk too
+    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 2, candidatesPerHost: 2, runBuffer: 16 });
+    const hosts = ['a', 'b', 'c', 'd'].map((h) => `${h}.test`);
+    const urls: string[] = [];
+    const ids = new Map<string, number>();
+    const inFlight = new Map<number, FrontierItem>();
+    const outcome = store.db.prepare('UPDATE urls SET state = ?, fetch_seq = ? WHERE id = ?');
+    let seq = 1;
+    let checked = 0;
+    const entry = (u: string, state: UrlState = UrlState.QUEUED): NewUrl => ({
+      hash: urlHash(u), url: u, host: new URL(u).host, depth: 1, priority: Math.round(rng.next() * 20) / 20, life: 3, parentId: null, anchor: null,
+      inlinks: 1, inlinkScore: rng.next(), state,
+    });
+    for (let step = 0; step < 3000; step++) {
+      const op = rng.next();
+      if (op < 0.25 || urls.length < 10) {
+        // new URLs (some pruned), as a page's intake adds them
+        const batch: NewUrl[] = [];
+        for (let i = 0; i < 1 + Math.floor(rng.next() * 5); i++) {
+          const u = `http://${rng.pick(hosts)}/${urls.length + batch.length}`;
+          batch.push(entry(u, rng.next() < 0.2 ? UrlState.PRUNED : UrlState.QUEUED));
+        }
+        frontier.add(batch).forEach((id, i) => {
+          urls.push(batch[i].url);
+          ids.set(batch[i].url, id);
+        });
+      } else if (op < 0.5) {
+        // changes of known URLs, as the intake writes them: counters, priority, life, revival
+        const changes = Array.from({ length: 1 + Math.floor(rng.next() * 6) }, () => {
+          const id = ids.get(rng.pick(urls))!;
+          return {
+            id, hostId: 0,
+            inlinks: Math.floor(rng.next() * 9),
+            ...(rng.next() < 0.5 ? { inlinkScore: rng.next() } : {}),
+            ...(rng.next() < 0.5 ? { priority: Math.round(rng.next() * 20) / 20, life: 2 } : {}),
+            ...(rng.next() < 0.2 ? { state: UrlState.QUEUED } : {}),
+          };
+        });
+        frontier.update(changes);
+      } else if (op < 0.6) {
+        frontier.reprioritize(Array.from({ length: 1 + Math.floor(rng.next() * 6) }, () => ({ id: ids.get(rng.pick(urls))!, priority: rng.next() })));
+      } else if (op < 0.8) {
+        const n = frontier.next(step);
+        if (n.kind === 'url') inFlight.set(n.item.id, n.item);
+      } else if (inFlight.size > 0) {
+        // an outcome: the store writes the row, then the frontier hears of the release (or a release
+        // without an outcome, which sets the URL aside)
+        const item = [...inFlight.values()][Math.floor(rng.next() * inFlight.size)];
+        inFlight.delete(item.id);
+        const recorded = rng.next() < 0.9;
+        if (recorded) outcome.run(rng.next() < 0.8 ? UrlState.FETCHED : UrlState.FAILED, seq++, item.id);
+        frontier.release(item, step, recorded);
+      }
+      // a lookup of a few known URLs and an unknown one, against the file
+      const asked = Array.from({ length: 4 }, () => urlHash(rng.pick(urls)));
+      asked.push(urlHash(`http://nowhere.test/${step}`));
+      const before = store.db.prepare('SELECT COUNT(*) AS n FROM urls').get() as { n: number };
+      const got = frontier.lookup(asked);
+      expect(got).toEqual(fromFile(store, asked, new Set(inFlight.keys())));
+      expect((store.db.prepare('SELECT COUNT(*) AS n FROM urls').get() as { n: number }).n).toBe(before.n);
+      checked += got.size;
+    }
+    expect(checked).toBeGreaterThan(10_000);
+    // and the queues still hand out every queued URL once, the way the file says
+    for (const item of inFlight.values()) frontier.release(item, 1e9, false);
+    const queued = new Set((store.db.prepare('SELECT id FROM urls WHERE state = ?').all(UrlState.QUEUED) as { id: number }[]).map((r) => r.id));
+    const handed = new Set<number>();
+    for (let t = 1e9; ; t++) {
+      const n = frontier.next(t);
+      if (n.kind !== 'url') break;
+      expect(handed.has(n.item.id)).toBe(false);
+      handed.add(n.item.id);
+      outcome.run(UrlState.FETCHED, seq++, n.item.id);
+      frontier.release(n.item, t, true);
+    }
+    expect(handed).toEqual(queued);
+    frontier.close();
+    store.close();
+  });
+});
