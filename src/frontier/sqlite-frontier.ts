@@ -117,7 +117,7 @@ export class SqliteFrontier implements LocalFrontier {
       const e = entries[i];
       this.seen.add(e.hash, firstId + i);
       this.cache.put({
-        hash: Buffer.from(e.hash), id: firstId + i, hostId: hostOf[i].id, state: e.state ?? UrlState.QUEUED, depth: e.depth, priority: e.priority,
+        hashHex: e.hash.toString('hex'), id: firstId + i, hostId: hostOf[i].id, state: e.state ?? UrlState.QUEUED, depth: e.depth, priority: e.priority,
         life: e.life, inlinks: e.inlinks ?? 0, inlinkScore: e.inlinkScore ?? 0, seq: firstSeq + i,
       });
       if ((entries[i].state ?? UrlState.QUEUED) !== UrlState.QUEUED) continue;

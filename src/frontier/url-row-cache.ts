@@ -3,7 +3,8 @@ import type { QueueKey } from './url-changes.js';
 
 /** A URL's row as the frontier reads it for a lookup and for moving its queue entry. */
 export interface CachedRow {
-  hash: Buffer;
+  /** The URL's hash in hex (a string of its own: ~50 bytes where a Buffer takes ~200). */
+  hashHex: string;
   id: number;
   hostId: number;
   state: number;
@@ -15,7 +16,7 @@ export interface CachedRow {
   seq: number;
 }
 
-/** Rows kept by default: ~6 MB; a 6,000-page crawl of the synth corpus reads ~5,600 known URLs. */
+/** Rows kept by default: 6.6 MB of heap when full (210 bytes a row); a 6,000-page crawl of the synth corpus reads ~5,600 known URLs. */
 export const ROW_CACHE_ROWS = 32_768;
 
 /**

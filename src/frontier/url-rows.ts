@@ -62,7 +62,7 @@ export function knownUrls(st: FrontierStatements, seen: SeenIndex, hashes: Buffe
   if (ids.length === 0) return out;
   const wanted = new Set(hashes.map((h) => h.toString('hex')));
   const found = (r: CachedRow) => {
-    const key = r.hash.toString('hex');
+    const key = r.hashHex;
     if (!wanted.has(key)) return;
     const state = r.state === UrlState.QUEUED && inFlight.has(r.id) ? UrlState.IN_FLIGHT : (r.state as UrlState);
     out.set(key, {
@@ -79,7 +79,7 @@ export function knownUrls(st: FrontierStatements, seen: SeenIndex, hashes: Buffe
     const chunk = missing.slice(i, i + 64);
     for (const k of st.byIds(chunk.length).all(...chunk) as KnownRow[]) {
       const r: CachedRow = {
-        hash: k.hash, id: k.id, hostId: k.host_id, state: k.state, depth: k.depth, priority: k.priority, life: k.life,
+        hashHex: k.hash.toString('hex'), id: k.id, hostId: k.host_id, state: k.state, depth: k.depth, priority: k.priority, life: k.life,
         inlinks: k.inlinks, inlinkScore: k.inlink_score, seq: k.seq,
       };
       cache.put(r);

@@ -16,7 +16,7 @@ import { tmpDir } from '../helpers/tmp.js';
  */
 
 function row(id: number, over: Partial<CachedRow> = {}): CachedRow {
-  return { hash: urlHash(`http://a.test/${id}`), id, hostId: 1, state: UrlState.QUEUED, depth: 1, priority: 0.5, life: 3, inlinks: 1, inlinkScore: 0.1, seq: id, ...over };
+  return { hashHex: urlHash(`http://a.test/${id}`).toString('hex'), id, hostId: 1, state: UrlState.QUEUED, depth: 1, priority: 0.5, life: 3, inlinks: 1, inlinkScore: 0.1, seq: id, ...over };
 }
 
 describe('UrlRowCache', () => {
