@@ -120,10 +120,10 @@ export class SqliteFrontier implements LocalFrontier {
         hashHex: e.hash.toString('hex'), id: firstId + i, hostId: hostOf[i].id, state: e.state ?? UrlState.QUEUED, depth: e.depth, priority: e.priority,
         life: e.life, inlinks: e.inlinks ?? 0, inlinkScore: e.inlinkScore ?? 0, seq: firstSeq + i,
       });
-      if ((entries[i].state ?? UrlState.QUEUED) !== UrlState.QUEUED) continue;
+      if ((e.state ?? UrlState.QUEUED) !== UrlState.QUEUED) continue;
       this.queued++;
       const host = hostOf[i];
-      if (this.offer(host, firstId + i, entries[i].priority, firstSeq + i)) this.schedule(host);
+      if (this.offer(host, firstId + i, e.priority, firstSeq + i)) this.schedule(host);
     }
     return ids;
   }
