@@ -6,7 +6,8 @@
  * Compiles src/ to dist/ with tsc (tsconfig.build.json: ES2022 modules, source maps), copies the
  * files tsc does not (the Redis frontier's Lua scripts, the plain-JavaScript worker threads), and
  * replaces dist/cli/yargs-lib.js with one esbuild bundle of yargs (one file to load instead of ~30
- * modules: `topicrawl --help` 340 → see README), and
+ * modules: `topicrawl --help` 340 → see README), bundles the CLI and the page worker (undici's unused
+ * HTTP/2 client replaced by scripts/build-stubs/undici-client-h2.cjs), and
  * records in dist/.build.json the state of src/ it was built from, read before compiling (so that
  * a file changed during the build leaves dist/ stale). bin/topicrawl.js runs dist/ only while that
  * record matches src/ (bin/runtime.js), the sources through tsx otherwise.
@@ -16,7 +17,7 @@ import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
+import { build, buildSync, type Plugin } from 'esbuild';
 import { sourceState } from '../bin/runtime.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -53,7 +54,18 @@ buildSync({
 // name; the commands' modules in chunks loaded when a command needs them (`splitting`). Chunks go to
 // dist/cli/, one folder deep like every module of dist/, so paths made from import.meta.url
 // ('../frontier/redis/', '../../package.json') hold from a chunk too. Native addons stay packages.
-buildSync({
+// undici's HTTP/2 client is never used (it needs `allowH2`, which topicrawl does not set): a stub
+// instead of it, so the crawl does not load node:http2 before its first request
+const withoutH2: Plugin = {
+  name: 'undici-without-h2',
+  setup(b) {
+    const client = join('undici', 'lib', 'dispatcher', 'client.js');
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      args.importer.endsWith(client) ? { path: join(root, 'scripts', 'build-stubs', 'undici-client-h2.cjs') } : undefined);
+  },
+};
+await build({
+  plugins: [withoutH2],
   entryPoints: { 'cli/main': join(dist, 'cli', 'main.js'), 'crawl/page-worker': join(dist, 'crawl', 'page-worker.js') },
   bundle: true,
   splitting: true,

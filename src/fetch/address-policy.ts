@@ -1,7 +1,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { CachingLookup } from './dns-cache.js';
+import { ipVersion } from '../url/ip-literal.js';
 
 /**
  * Which addresses a crawl may connect to. Only globally routable unicast addresses are allowed by
@@ -33,7 +33,7 @@ function refusal(message: string): Error {
  */
 export function refusedLiteral(hostname: string): Error | null {
   const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-  if (!isIP(host) || !isRefusedAddress(host)) return null;
+  if (!ipVersion(host) || !isRefusedAddress(host)) return null;
   return refusal(`${host} is a private or reserved address: refused without connecting (fetch.allow_private, or --resolve, allows it)`);
 }
 

@@ -1,4 +1,5 @@
-import { isIP, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { ipVersion } from '../url/ip-literal.js';
 import { isRefusedAddress, refusedLiteral } from './address-policy.js';
 import type { buildConnector } from 'undici';
 import { TopicrawlError } from '../errors.js';
@@ -103,7 +104,7 @@ export function mappedConnector(
           ...opts,
           hostname: mapped.address,
           port: String(mapped.port ?? port),
-          servername: opts.servername ?? (isIP(hostname) ? undefined : hostname),
+          servername: opts.servername ?? (ipVersion(hostname) ? undefined : hostname),
         }
       : opts;
     (mapped ? base : unmappedBase)(next, (err, socket) => {

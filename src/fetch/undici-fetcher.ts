@@ -7,6 +7,7 @@ import { readBody } from './body-reader.js';
 import { closedKeepAlive, mapFetchError, type FetchFailure } from './fetch-errors.js';
 import { createCachingLookup, type CachingLookup } from './dns-cache.js';
 import { HostMap, mappedConnector, originKey } from './host-map.js';
+import { mayBeIpLiteral } from '../url/ip-literal.js';
 import { publicOnlyLookup } from './address-policy.js';
 import { listenForRequestHeads, wireInterceptor, WireCapture, type WireDispatchOptions } from './wire-capture.js';
 
@@ -125,6 +126,8 @@ export class UndiciFetcher implements Fetcher {
       const readBefore = this.bytesReadOn(u);
       try {
         const req: WireDispatchOptions & Dispatcher.RequestOptions = { origin: u.origin, path, method: 'GET', headers, signal: options.signal };
+        // the name undici would derive itself (its net.isIP costs the first request ~10 ms: ip-literal.ts)
+        if (!mayBeIpLiteral(u.hostname)) (req as { servername?: string }).servername = u.hostname;
         if (wire) req.wire = wire;
         res = await dispatchRequest(this.dispatcher, req);
         break;

@@ -10,6 +10,10 @@ export const SHARED_DEFAULT_STRATEGY = 'best-first-fish';
 import { MAX_INDEX_DISTANCE } from '../dedup/band-index.js';
 import { DEFAULT_REVISIT_CLASSES } from '../revisit/default-classes.js';
 
+// A topic file is validated once per command: zod's compiled fast path (`new Function`, built on
+// the first parse) cost more than it saves, ~10 ms before a crawl's first request (measured).
+z.config({ jitless: true });
+
 /**
  * The schema of a topic file (YAML). Every key has a default except `name` and `seeds`, so a
  * minimal topic is a name, seeds and keywords. `topics/topic.schema.json` is generated from this
