@@ -29,10 +29,11 @@ export interface CrawlState {
  * crash go back to the queue); the strategy's counters continue; hosts over their page budget stay
  * closed. `strategy`, when given, is used instead of the registry's strategy named by the config.
  * The store holds the file's lock (E_IN_USE if another crawl or recrawl has it); `fresh` deletes
- * the file first (see SqliteStore).
+ * the file first (see SqliteStore); `batchPageRows`: the store writes the page records' responses and
+ * links in multi-row statements (SqliteStore; for the crawl loop, whose readers of them flush first).
  */
-export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy, opts: { fresh?: boolean } = {}): CrawlState {
-  const store = new SqliteStore(dbPath, { backgroundCheckpoint: true, fresh: opts.fresh });
+export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy, opts: { fresh?: boolean; batchPageRows?: boolean } = {}): CrawlState {
+  const store = new SqliteStore(dbPath, { backgroundCheckpoint: true, fresh: opts.fresh, batchPageRows: opts.batchPageRows });
   let frontier: SqliteFrontier | undefined;
   const counts = store.counters();
   try {
@@ -49,7 +50,7 @@ export function openCrawlState(cfg: Config, dbPath: string, strategy?: Strategy,
     strategy ??= createStrategy(cfg.strategy.name, { ...cfg.strategy, location: cfg.location });
     frontier = new SqliteFrontier(store.db, {
       delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency, concurrency: cfg.politeness.concurrency,
-    });
+    }, (id) => store.flushAnchorsTo(id)); // (a URL's anchors are read with its row: the ones still in the store's batch go out first)
     const max = maxPriority(store.db);
     if (max !== null) strategy.resume?.({ maxPriority: max, seeds: () => seedUrls(store.db), history: () => fetchHistory(store.db), linkedHistory: () => fetchLinkedHistory(store.db), queued: () => queuedUrls(store.db), scoreText: lazyScoreText(cfg, parseFeedback(store.getMeta(FEEDBACK_META_KEY))) });
     const door = new EmbeddedFrontier(frontier, {

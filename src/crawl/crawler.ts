@@ -78,7 +78,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     this.robotsCache = cfg.politeness.robots ? new RobotsCache(this.fetcher, { userAgent: cfg.politeness.user_agent }) : null;
     this.scope = scopeOf(cfg);
     // the embedded crawl file opens now, so a file in use or of another topic fails here (before any thread starts)
-    const state = opts.backend ? null : openCrawlState(cfg, opts.dbPath, opts.strategy, { fresh: opts.fresh });
+    const state = opts.backend ? null : openCrawlState(cfg, opts.dbPath, opts.strategy, { fresh: opts.fresh, batchPageRows: true });
     this.analyzers = new AnalyzerPool(analysis, opts.workers);
     if (state && cfg.relevance.feedback) this.feedback = new FeedbackTrigger(cfg, state.store, this.analyzers, this);
     if (state) {

@@ -55,6 +55,7 @@ export class FeedbackTrigger {
     try {
       rec = await serial(async () => {
         const { chooseFeedback } = await import('./feedback-choose.js');
+        this.store.file.flushPageRows(); // (the pages' stored bodies are read)
         const r = chooseFeedback(this.store.file.db, this.cfg, this.store.file.counters().fetched);
         if (r) await this.store.setMeta({ [FEEDBACK_META_KEY]: JSON.stringify(r) });
         return r;

@@ -57,7 +57,11 @@ export class SqliteFrontier implements LocalFrontier {
   /** How the queues were opened: from the snapshot of a clean stop, or rebuilt from `urls`. */
   openedFrom: 'snapshot' | 'rebuild' = 'rebuild';
 
-  constructor(private readonly db: Database.Database, private readonly opts: SqliteFrontierOptions) {
+  /**
+   * `beforeTake`: called with a URL's id just before its row and anchors are read to hand it out
+   * (the store writes the links to it that it still holds: SqliteStore.flushAnchorsTo).
+   */
+  constructor(private readonly db: Database.Database, private readonly opts: SqliteFrontierOptions, private readonly beforeTake?: (id: number) => void) {
     this.cap = Math.max(1, opts.candidatesPerHost ?? 4);
     this.busy = new BusyHosts(opts.perHostConcurrency);
     this.scheduler = new HostScheduler(opts.perHostConcurrency, () => this.hosts.size);
@@ -216,6 +220,7 @@ export class SqliteFrontier implements LocalFrontier {
       // (the row cache tells most stale entries without a read: their row is no longer queued, or at another priority)
       const cached = this.cache.get(c.id);
       const stale = this.inFlightIds.has(c.id) || (cached !== undefined && (cached.state !== UrlState.QUEUED || cached.priority !== c.priority));
+      if (!stale) this.beforeTake?.(c.id);
       const taken = stale ? undefined : (this.st.take.get(c.id) as UrlRow | undefined);
       const row = taken && taken.priority === c.priority ? taken : undefined;
       if (row) {

@@ -7,6 +7,7 @@ import { crawlTotals } from './crawl-report.js';
 import { SegmentRows } from './segment-rows.js';
 import { ContentHashFilter } from './content-hash-filter.js';
 import { HostBumps } from './host-bumps.js';
+import { PageRowBatch } from './page-row-batch.js';
 import { COMMIT_EVERY_MS, COMMIT_EVERY_PAGES, GroupCommit } from './group-commit.js';
 import { ROBOTS_UNREACHABLE_KEY, UrlState } from './schema.js';
 import type { HostRef, MetricsRow, PageOutcome, PageRecord, ResponseRecord, SyncStore, StoreCounters } from './store.js';
@@ -23,6 +24,13 @@ export class SqliteStore implements SyncStore {
   private readonly lock: CrawlLock | null = null;
   private readonly hostBumps: HostBumps;
   private readonly contentHashes: ContentHashFilter;
+  /** The responses and links to write; with `batchPageRows`, a page's wait for the chunk or the commit (PageRowBatch). */
+  private readonly rows: PageRowBatch;
+  private readonly batchPageRows: boolean;
+  /** Set while a page's record runs (pageUnit): only its rows may wait in {@link rows}. */
+  private inPage = false;
+  /** Savepoint units running ({@link transaction}): rows written in one go out with it (it may be rolled back alone). */
+  private units = 0;
 
   /**
    * Group commit (group-commit.ts): page records run inside one SQLite transaction that is
@@ -35,10 +43,17 @@ export class SqliteStore implements SyncStore {
    * a second writer, in this process or another, is refused with E_IN_USE. `fresh` starts the file
    * over: once the lock is held and the file is known to be a crawl file (or nothing), the file and
    * its side files are deleted.
+   *
+   * `batchPageRows` (with group commit): the responses and links of the page records of a group go
+   * out in multi-row INSERTs (page-row-batch.ts), at the latest before the group's COMMIT. The
+   * store's own reads of those tables ({@link anchorsTo}, {@link counters}, relinks) write them
+   * first; any other reader on this connection during a crawl calls {@link flushPageRows} first
+   * (relevance feedback does), and the frontier calls {@link flushAnchorsTo} before it reads a URL's
+   * anchors. Off by default: for the crawl loop, whose readers are those.
    */
   constructor(
     readonly path: string,
-    opts: { readonly?: boolean; commitEveryMs?: number; commitEveryPages?: number; backgroundCheckpoint?: boolean; fresh?: boolean } = {},
+    opts: { readonly?: boolean; commitEveryMs?: number; commitEveryPages?: number; backgroundCheckpoint?: boolean; fresh?: boolean; batchPageRows?: boolean } = {},
   ) {
     const onDisk = path !== ':memory:' && path !== '';
     if (!opts.readonly && onDisk) {
@@ -66,10 +81,6 @@ export class SqliteStore implements SyncStore {
            content_hash = @contentHash, fetched_at = @fetchedAt, fetch_seq = @fetchSeq, fetch_priority = @fetchPriority,
            note = COALESCE(@note, note), simhash = @simhash, lang = @lang, dup_of = @dupOf, dup_distance = @dupDistance WHERE id = @urlId`,
       ),
-      response: db.prepare(
-        `INSERT OR REPLACE INTO responses (url_id, status, headers, content_type, charset, title, body, body_codec, body_bytes, wire_bytes, fetched_at, elapsed_ms)
-         VALUES (@urlId, @status, @headers, @contentType, @charset, @title, @body, @codec, @bodyBytes, @wireBytes, @fetchedAt, @elapsedMs)`,
-      ),
       anchors: db.prepare("SELECT anchor FROM links WHERE to_id = ? AND anchor <> '' LIMIT 50"),
       byContent: db.prepare('SELECT id FROM urls WHERE content_hash = ? AND state = 2 LIMIT 1'),
       fingerprints: db.prepare('SELECT id, simhash FROM urls WHERE simhash IS NOT NULL AND fetch_seq IS NOT NULL ORDER BY fetch_seq'),
@@ -84,9 +95,17 @@ export class SqliteStore implements SyncStore {
     this.fetchSeq = ((this.st.maxSeq.get() as { m: number | null }).m ?? 0) + 1;
     this.hostBumps = new HostBumps(db);
     this.contentHashes = new ContentHashFilter(db);
+    this.rows = new PageRowBatch(db);
+    this.batchPageRows = opts.batchPageRows === true;
     this.group = new GroupCommit(db, path, opts.commitEveryMs ?? COMMIT_EVERY_MS, opts.commitEveryPages ?? COMMIT_EVERY_PAGES, {
-      beforeCommit: () => this.hostBumps.flush(),
-      lost: () => this.hostBumps.drop(),
+      beforeCommit: () => {
+        this.rows.flush();
+        this.hostBumps.flush();
+      },
+      lost: () => {
+        this.rows.drop();
+        this.hostBumps.drop();
+      },
       unitFailed: () => this.segment?.forget(), // its rows may have been rolled back with the unit or its group
       committed: () => this.checkpointer?.afterCommit(),
     });
@@ -98,7 +117,14 @@ export class SqliteStore implements SyncStore {
    * between pages join the group without counting.
    */
   transaction<T>(fn: () => T, page = true): T {
-    return this.group.unit(fn, page);
+    // the group's waiting page rows go out first, so that a unit rolled back alone cannot take them along
+    this.rows.flush();
+    this.units++;
+    try {
+      return this.group.unit(fn, page);
+    } finally {
+      this.units--;
+    }
   }
 
   /**
@@ -119,7 +145,29 @@ export class SqliteStore implements SyncStore {
    * being fetched again on resume. Without group commit, {@link transaction}.
    */
   pageUnit<T>(fn: () => T): T {
-    return this.group.page(fn);
+    return this.group.page(() => {
+      this.inPage = true;
+      try {
+        return fn();
+      } finally {
+        this.inPage = false;
+      }
+    });
+  }
+
+  /** Writes the page rows waiting in the group (batchPageRows), so that a read of `responses` or `links` sees them. */
+  flushPageRows(): void {
+    this.rows.flush();
+  }
+
+  /** Writes the waiting links if some of them go to `urlId` with an anchor text (called before the frontier reads its anchors). */
+  flushAnchorsTo(urlId: number): void {
+    if (this.rows.anchorsPending(urlId)) this.rows.flushLinks();
+  }
+
+  /** Whether a page row written now may wait in the batch: a page's record, in a group and in no savepoint, with batchPageRows. */
+  private get rowsWait(): boolean {
+    return this.batchPageRows && this.inPage && this.units === 0 && this.group.isOpen;
   }
 
   /** Commits the current group of page transactions, if any. */
@@ -154,35 +202,16 @@ export class SqliteStore implements SyncStore {
   }
 
   recordResponse(r: ResponseRecord): void {
-    this.st.response.run({
-      urlId: r.urlId, status: r.status, headers: JSON.stringify(r.headers), contentType: r.contentType, charset: r.charset,
-      title: r.title, body: r.stored ? r.stored.data : null, codec: r.stored?.codec ?? 'identity', bodyBytes: r.bodyBytes, wireBytes: r.wireBytes, fetchedAt: r.fetchedAt,
-      elapsedMs: Math.round(r.elapsedMs),
-    });
+    this.rows.addResponse([
+      r.urlId, r.status, JSON.stringify(r.headers), r.contentType, r.charset, r.title, r.stored ? r.stored.data : null, r.stored?.codec ?? 'identity',
+      r.bodyBytes, r.wireBytes, r.fetchedAt, Math.round(r.elapsedMs),
+    ]);
+    if (!this.rowsWait) this.rows.flush();
   }
 
   recordLinks(fromId: number, links: { toId: number; anchor: string }[]): void {
-    // multi-row inserts: one statement per 100 links instead of one per link
-    for (let i = 0; i < links.length; i += 100) {
-      const chunk = links.slice(i, i + 100);
-      const params: (number | string)[] = [];
-      for (const l of chunk) params.push(fromId, l.toId, l.anchor.slice(0, 500));
-      this.linkStatement(chunk.length).run(...params);
-    }
-  }
-
-  private readonly linkStatements = new Map<number, Database.Statement>();
-  private linkStatement(n: number): Database.Statement {
-    let st = this.linkStatements.get(n);
-    if (!st) {
-      st = this.db.prepare(
-        `INSERT INTO links (from_id, to_id, anchor) VALUES ${new Array(n).fill('(?, ?, ?)').join(', ')}
-         ON CONFLICT(from_id, to_id) DO UPDATE SET anchor = CASE WHEN excluded.anchor = '' OR instr(anchor, excluded.anchor) > 0
-           THEN anchor ELSE anchor || ' | ' || excluded.anchor END`,
-      );
-      this.linkStatements.set(n, st);
-    }
-    return st;
+    this.rows.addLinks(fromId, links);
+    if (!this.rowsWait) this.rows.flush();
   }
 
   /** A segment's host row under the shared frontier's id (a segment has no frontier of its own). */
@@ -197,12 +226,14 @@ export class SqliteStore implements SyncStore {
 
   /** See SegmentRows.relink. */
   relinkTargets(fromId: number, moves: readonly { from: number; to: number }[]): void {
+    this.rows.flush();
     (this.segment ??= new SegmentRows(this.db)).relink(fromId, moves);
   }
 
   private segment: SegmentRows | null = null;
 
   anchorsTo(urlId: number): string[] {
+    this.flushAnchorsTo(urlId);
     return (this.st.anchors.all(urlId) as { anchor: string }[]).map((r) => r.anchor);
   }
 
@@ -238,6 +269,7 @@ export class SqliteStore implements SyncStore {
 
   /** The file's totals, as `stats` and the end-of-crawl summary read them (crawlTotals: one definition of each). */
   counters(): StoreCounters {
+    this.rows.flush();
     const t = crawlTotals(this.db);
     return { fetched: t.fetched, relevant: t.relevant, errors: t.errors, bytes: t.bytes, known: t.known, queued: t.queued, pruned: t.pruned };
   }
