@@ -14,7 +14,7 @@ export type ResponseRow = [
 const RESPONSE_COLUMNS = 'url_id, status, headers, content_type, charset, title, body, body_codec, body_bytes, wire_bytes, fetched_at, elapsed_ms';
 
 /** The links INSERT: a repeated (from, to) joins its anchor to the row's, once. */
-export function linkInsertSql(rows: number): string {
+function linkInsertSql(rows: number): string {
   return `INSERT INTO links (from_id, to_id, anchor) VALUES ${new Array(rows).fill('(?, ?, ?)').join(', ')}
     ON CONFLICT(from_id, to_id) DO UPDATE SET anchor = CASE WHEN excluded.anchor = '' OR instr(anchor, excluded.anchor) > 0
       THEN anchor ELSE anchor || ' | ' || excluded.anchor END`;
@@ -38,11 +38,6 @@ export class PageRowBatch {
   private readonly statements = new Map<string, Database.Statement>();
 
   constructor(private readonly db: Database.Database) {}
-
-  /** Rows waiting to be written. */
-  get pending(): number {
-    return this.responses.length + this.links.length / 3;
-  }
 
   addResponse(row: ResponseRow): void {
     if (this.responses.push(row) >= RESPONSE_CHUNK) this.flushResponses();
