@@ -86,6 +86,28 @@ export class GroupCommit {
     }, true);
   }
 
+  /**
+   * Writes that belong to the open group but run between its units (the store's batched page
+   * rows, written when a reader needs them): a failure loses the whole group, as a failed page
+   * record does, and every later write fails with it (E_STORE, fatal), since the group's pages
+   * can no longer be recorded. Without an open group, `fn` runs as it is.
+   */
+  groupWrite(fn: () => void): void {
+    if (this.deferred) throw this.deferred;
+    if (!this.open) return fn();
+    try {
+      fn();
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.hooks.lost();
+      this.close();
+      const e = storeError(this.path, err, 'a group of records was rolled back: ');
+      this.deferred = e;
+      this.endWaiters(e);
+      throw e;
+    }
+  }
+
   private run<T>(fn: () => T, page: boolean): T {
     if (this.deferred) throw this.deferred;
     try {

@@ -118,7 +118,7 @@ export class SqliteStore implements SyncStore {
    */
   transaction<T>(fn: () => T, page = true): T {
     // the group's waiting page rows go out first, so that a unit rolled back alone cannot take them along
-    this.rows.flush();
+    this.flushPageRows();
     this.units++;
     try {
       return this.group.unit(fn, page);
@@ -155,14 +155,18 @@ export class SqliteStore implements SyncStore {
     });
   }
 
-  /** Writes the page rows waiting in the group (batchPageRows), so that a read of `responses` or `links` sees them. */
+  /**
+   * Writes the page rows waiting in the group (batchPageRows), so that a read of `responses` or
+   * `links` sees them. A failure (a full disk) loses the group and is fatal: E_STORE, here and for
+   * every later write (GroupCommit.groupWrite).
+   */
   flushPageRows(): void {
-    this.rows.flush();
+    this.group.groupWrite(() => this.rows.flush());
   }
 
   /** Writes the waiting links if some of them go to `urlId` with an anchor text (called before the frontier reads its anchors). */
   flushAnchorsTo(urlId: number): void {
-    if (this.rows.anchorsPending(urlId)) this.rows.flushLinks();
+    if (this.rows.anchorsPending(urlId)) this.group.groupWrite(() => this.rows.flushLinks());
   }
 
   /** Whether a page row written now may wait in the batch: a page's record, in a group and in no savepoint, with batchPageRows. */
@@ -226,7 +230,7 @@ export class SqliteStore implements SyncStore {
 
   /** See SegmentRows.relink. */
   relinkTargets(fromId: number, moves: readonly { from: number; to: number }[]): void {
-    this.rows.flush();
+    this.flushPageRows();
     (this.segment ??= new SegmentRows(this.db)).relink(fromId, moves);
   }
 
@@ -269,7 +273,7 @@ export class SqliteStore implements SyncStore {
 
   /** The file's totals, as `stats` and the end-of-crawl summary read them (crawlTotals: one definition of each). */
   counters(): StoreCounters {
-    this.rows.flush();
+    this.flushPageRows();
     const t = crawlTotals(this.db);
     return { fetched: t.fetched, relevant: t.relevant, errors: t.errors, bytes: t.bytes, known: t.known, queued: t.queued, pruned: t.pruned };
   }

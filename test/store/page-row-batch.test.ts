@@ -134,4 +134,29 @@ describe('page rows written a chunk at a time (batchPageRows)', () => {
     expect(db.prepare('SELECT from_id, to_id FROM links').all()).toEqual([{ from_id: b, to_id: a }]);
     db.close();
   });
+  it('makes a failed write of waiting rows fatal: the group is lost, and every later write fails with E_STORE', () => {
+    const path = join(tmpDir(), 'full.db');
+    const store = new SqliteStore(path, { batchPageRows: true, commitEveryMs: 60_000, commitEveryPages: 1000 });
+    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+    const [a, b] = store.joinGroup(() => frontier.add(['http://a.test/1', 'http://a.test/2'].map((url) => ({ hash: urlHash(url), url, host: 'a.test', depth: 0, priority: 1, life: 3, parentId: null, anchor: null }))));
+    store.commit();
+    const door = new CrawlFileStore(store);
+    const rec = (id: number): PageRecord => ({
+      url: { id, url: 'http://a.test/', host: { id: 1, name: 'a.test' }, depth: 0, priority: 1, life: 3, hops: 0, parentId: null, anchor: null },
+      state: UrlState.FETCHED, status: 200, error: null, note: null, relevance: 0.5, relevant: true, contentHash: null, fetchedAt: 1,
+      response: { status: 200, headers: {}, contentType: 'text/html', charset: null, title: null, stored: { data: Buffer.alloc(200_000, 7), codec: 'identity' }, bodyBytes: 200_000, wireBytes: 10, fetchedAt: 1, elapsedMs: 1 },
+      links: [{ toId: id === a ? b : a, anchor: 'x' }], hostCounts: { fetched: 1, errors: 0 },
+    });
+    // the file may not grow: the page's record fits (its body waits), writing its body does not (a full disk)
+    store.db.pragma(`max_page_count = ${store.db.pragma('page_count', { simple: true }) as number}`);
+    door.recordPageNow(rec(a));
+    expect(() => store.counters()).toThrow(expect.objectContaining({ code: 'E_STORE' }));
+    store.db.pragma('max_page_count = 1000000');
+    expect(() => door.recordPageNow(rec(b))).toThrow(expect.objectContaining({ code: 'E_STORE' }));
+    expect(() => store.close()).toThrow(expect.objectContaining({ code: 'E_STORE' }));
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare('SELECT COUNT(*) AS n FROM responses').get()).toEqual({ n: 0 });
+    expect(db.prepare('SELECT state FROM urls WHERE id = ?').get(a)).toEqual({ state: UrlState.QUEUED }); // its outcome went with the group
+    db.close();
+  });
 });
