@@ -14,9 +14,14 @@ export const ID_CHUNK = 256;
  * the same row the same way), so a crawl prepares a few statements, not one per batch size.
  */
 export function paddedSize(n: number): number {
+  return Math.min(powerOfTwoAtLeast(n), ID_CHUNK);
+}
+
+/** The smallest power of two ≥ n: the sizes of the multi-row statements padded by repeating a row (here, HostBumps, PageRowBatch). */
+export function powerOfTwoAtLeast(n: number): number {
   let k = 1;
   while (k < n) k *= 2;
-  return Math.min(k, ID_CHUNK);
+  return k;
 }
 
 /** The SQL of {@link SqliteFrontier}, prepared once per connection. */

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { powerOfTwoAtLeast } from '../frontier/frontier-statements.js';
 
 /** Hosts per UPDATE of {@link HostBumps.flush}; a batch is padded to a power of two with its last host. */
 const CHUNK = 64;
@@ -29,8 +30,7 @@ export class HostBumps {
     this.pending.clear();
     for (let at = 0; at < rows.length; at += CHUNK) {
       const n = Math.min(CHUNK, rows.length - at);
-      let k = 1;
-      while (k < n) k *= 2;
+      const k = powerOfTwoAtLeast(n);
       const params: number[] = [];
       // (a host repeated as padding updates its row once: UPDATE … FROM uses one matching row per target row)
       for (let i = 0; i < k; i++) {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { powerOfTwoAtLeast } from '../frontier/frontier-statements.js';
 
 /** Responses per INSERT (12 values a row). */
 export const RESPONSE_CHUNK = 64;
@@ -76,7 +77,7 @@ export class PageRowBatch {
     this.responses = [];
     for (let at = 0; at < rows.length; at += RESPONSE_CHUNK) {
       const n = Math.min(RESPONSE_CHUNK, rows.length - at);
-      const k = powerOfTwo(n);
+      const k = powerOfTwoAtLeast(n);
       const params: unknown[] = [];
       for (let i = 0; i < k; i++) params.push(...rows[at + Math.min(i, n - 1)]);
       this.statement('r', k, () => `INSERT OR REPLACE INTO responses (${RESPONSE_COLUMNS}) VALUES ${new Array(k).fill(`(${new Array(12).fill('?').join(',')})`).join(',')}`).run(params);
@@ -92,7 +93,7 @@ export class PageRowBatch {
     const total = flat.length / 3;
     for (let at = 0; at < total; at += LINK_CHUNK) {
       const n = Math.min(LINK_CHUNK, total - at);
-      const k = powerOfTwo(n);
+      const k = powerOfTwoAtLeast(n);
       const params = flat.slice(at * 3, (at + n) * 3);
       const last = params.slice(-3);
       for (let i = n; i < k; i++) params.push(...last);
@@ -106,10 +107,4 @@ export class PageRowBatch {
     if (!st) this.statements.set(key, (st = this.db.prepare(sql())));
     return st;
   }
-}
-
-function powerOfTwo(n: number): number {
-  let k = 1;
-  while (k < n) k *= 2;
-  return k;
 }
