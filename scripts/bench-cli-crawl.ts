@@ -13,7 +13,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { distIsFresh } from '../bin/runtime.js';
+import { distIsFresh } from '../bin/runtime.cjs';
 import type { BenchServer } from './bench-server.js';
 
 const root = new URL('../', import.meta.url).pathname;

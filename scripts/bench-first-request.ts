@@ -4,7 +4,11 @@
  * written to a temporary folder (robots off, delay 0). Median, min and max over --runs; no figure if
  * a run made no request.
  *
- *   npx tsx scripts/bench-first-request.ts [--runs 9] [-- extra crawl flags]
+ *   npx tsx scripts/bench-first-request.ts [--runs 9] [--base DIR] [-- extra crawl flags]
+ *
+ * --base DIR: also time `DIR/bin/topicrawl.js` (a checkout of an older commit, built: git worktree
+ * add DIR COMMIT, node_modules linked, npx tsx scripts/build.ts there), alternating run by run with
+ * this checkout's, the before of a change measured in the same minutes.
  *
  * Build first (`npx tsx scripts/build.ts`): a stale dist/ makes bin/topicrawl.js run the sources.
  */
@@ -16,9 +20,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values: a, positionals: extra } = parseArgs({ options: { runs: { type: 'string', default: '9' } }, allowPositionals: true });
+const { values: a, positionals: extra } = parseArgs({ options: { runs: { type: 'string', default: '9' }, base: { type: 'string' } }, allowPositionals: true });
 const runs = Number(a.runs);
-const bin = new URL('../bin/topicrawl.js', import.meta.url).pathname;
+const bins: Record<string, string> = { first_request_ms: new URL('../bin/topicrawl.js', import.meta.url).pathname };
+if (a.base) bins.base_first_request_ms = join(a.base, 'bin', 'topicrawl.js');
 let first: number | null = null;
 const srv = createServer((_q, r) => {
   first ??= performance.now();
@@ -29,25 +34,29 @@ const port = (srv.address() as AddressInfo).port;
 const dir = mkdtempSync(join(tmpdir(), 'bench-first-'));
 const topic = join(dir, 'first.yaml');
 writeFileSync(topic, "name: first\nseeds: ['http://first.test/']\nkeywords: {telescope: 1}\nlimits: {max_pages: 1}\npoliteness: {robots: false, delay_ms: 0}\n");
-const times: number[] = [];
+const times: Record<string, number[]> = Object.fromEntries(Object.keys(bins).map((k) => [k, []]));
 try {
-  for (let i = 0; i < runs; i++) {
+  for (let i = 0; i < runs; i++) for (const [name, bin] of Object.entries(bins)) {
     first = null;
     const t0 = performance.now();
-    const child = spawn(process.execPath, [bin, 'crawl', topic, '--db', join(dir, `c${i}.db`), '--resolve', `first.test=127.0.0.1:${port}`, '--mapped-only', ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'crawl', topic, '--db', join(dir, `${name}-${i}.db`), '--resolve', `first.test=127.0.0.1:${port}`, '--mapped-only', ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr!.on('data', (d) => (err += d));
     const code = await new Promise<number | null>((r) => child.on('exit', r));
-    if (first === null) throw new Error(`run ${i + 1} made no request (exit ${code}): ${err.trim().split('\n').pop()}`);
-    times.push(first - t0);
+    if (first === null) throw new Error(`${bin}: run ${i + 1} made no request (exit ${code}): ${err.trim().split('\n').pop()}`);
+    times[name]!.push(first - t0);
   }
 } finally {
   srv.close();
   rmSync(dir, { recursive: true, force: true });
 }
-times.sort((x, y) => x - y);
 const ms = (x: number) => Math.round(x);
+const summary = (t: number[]) => {
+  t.sort((x, y) => x - y);
+  return { median: ms(t[t.length >> 1]!), min: ms(t[0]!), max: ms(t[t.length - 1]!) };
+};
 console.log(JSON.stringify({
   command: `npx tsx scripts/bench-first-request.ts ${process.argv.slice(2).join(' ')}`.trim(),
-  runs, first_request_ms: { median: ms(times[runs >> 1]), min: ms(times[0]), max: ms(times[runs - 1]) },
+  runs,
+  ...Object.fromEntries(Object.entries(times).map(([k, t]) => [k, summary(t)])),
 }));

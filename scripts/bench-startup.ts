@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { distIsFresh } from '../bin/runtime.js';
+import { distIsFresh } from '../bin/runtime.cjs';
 
 const { values: a } = parseArgs({ options: { runs: { type: 'string', default: '10' }, args: { type: 'string', default: '--help' }, base: { type: 'string' } } });
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { TopicrawlError } from '../errors.js';
 import type { AnalysisConfig, AnalysisInput, PageAnalysis } from './page-analysis.js';
 import { unpackAnalysis, type WireAnalysis } from './analysis-wire.js';
@@ -24,11 +25,21 @@ const CLOSE_GRACE_MS = 10_000;
  * and on 2 cores 2 workers measured 503 pages/s against 429 with 1 (scripts/bench-crawl.ts).
  */
 /**
- * The analysis thread's code: compiled, page-worker.js itself (dist/); from the sources, an entry
- * that loads page-worker.ts through tsx (threads do not inherit the main thread's loader).
+ * Where the analysis thread's code comes from, by where this module runs: compiled, the bundle
+ * dist/crawl/page-worker.cjs through its code cache (bin/load-bundle.cjs, as the CLI's); from tsc's
+ * output, page-worker.js itself; from the sources, an entry that loads page-worker.ts through tsx
+ * (threads do not inherit the main thread's loader). Paths from the dist/ or src/ folder: in dist/
+ * this code runs from the bundle dist/cli/main.cjs, one folder deep as it is.
  */
-// (paths from the dist/ or src/ folder: in dist/ this code runs from a bundle chunk in dist/cli/)
-const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? '../crawl/page-worker-entry.js' : '../crawl/page-worker.js', import.meta.url);
+function workerEntry(): { entry: string | URL; eval: boolean } {
+  const here = import.meta.url;
+  if (here.endsWith('.cjs')) {
+    const load = fileURLToPath(new URL('../../bin/load-bundle.cjs', here));
+    const bundle = fileURLToPath(new URL('../crawl/page-worker.cjs', here));
+    return { entry: `require(${JSON.stringify(load)}).loadBundle(${JSON.stringify(bundle)})`, eval: true };
+  }
+  return { entry: new URL(here.endsWith('.ts') ? '../crawl/page-worker-entry.js' : '../crawl/page-worker.js', here), eval: false };
+}
 
 export class AnalyzerPool {
   private readonly workers: Slot[] = [];
@@ -39,8 +50,9 @@ export class AnalyzerPool {
 
   constructor(private readonly cfg: AnalysisConfig, workers = AnalyzerPool.defaultWorkers()) {
     this.inline = workers > 0 ? null : AnalyzerPool.inlineAnalyzer(cfg);
+    const code = workers > 0 ? workerEntry() : null;
     for (let i = 0; i < workers; i++) {
-      const w = new Worker(WORKER_ENTRY, { workerData: cfg });
+      const w = new Worker(code!.entry, { workerData: cfg, eval: code!.eval });
       let loaded!: () => void;
       const ready = new Promise<void>((resolve) => (loaded = resolve));
       const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));

@@ -7,7 +7,7 @@ import { createScope, type ScopeDecision, type ScopeOptions } from '../url/scope
 import type { AnalysisConfig } from './page-analysis.js';
 import { createPageScorer, memoScoreText } from './page-scorer.js';
 import { loadModelFile } from '../relevance/logistic-model.js';
-import { DEFAULT_SHINGLES } from '../dedup/shingles.js';
+import { DEFAULT_SHINGLES } from '../dedup/shingle-options.js';
 import { withFeedbackKeywords, type FeedbackRecord } from './relevance-feedback.js';
 import { LookupGate } from './lookup-gate.js';
 import type { ProcessorDeps } from './page-processor.js';

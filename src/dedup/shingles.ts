@@ -27,18 +27,9 @@ import { CJK_CHARS_PER_WORD, SENTENCE_BREAK } from '../relevance/scan.js';
 import { isCjk } from '../relevance/chars.js';
 import { SimHashBuilder, type Fingerprint } from './simhash.js';
 
-/** Shingle sizes (see the file header). */
-export interface ShingleOptions {
-  /** Word units per shingle (space-delimited scripts). */
-  words: number;
-  /** Characters per shingle inside a CJK run. */
-  cjk: number;
-  /** Lines with fewer words than this are left out (boilerplate: menus, bylines, footers); 0: none. */
-  minLineWords: number;
-}
+import { DEFAULT_SHINGLES, type ShingleOptions } from './shingle-options.js';
 
-/** The sizes the crawl uses: measured with scripts/bench-near-dup.ts (README, near-duplicates). */
-export const DEFAULT_SHINGLES: Readonly<ShingleOptions> = Object.freeze({ words: 3, cjk: 3, minLineWords: 20 });
+export { DEFAULT_SHINGLES, type ShingleOptions } from './shingle-options.js';
 
 /**
  * Pages with fewer shingles than this get no SimHash: a few lines of text say too little (one

@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { distIsFresh, sourceState } from '../../bin/runtime.js';
+import { distIsFresh, sourceState } from '../../bin/runtime.cjs';
 import { openDatabase } from '../../src/store/sqlite-store.js';
 import { repoRoot } from '../helpers/crawl-corpus.js';
 import { tmpDir } from '../helpers/tmp.js';
 
-describe('which code the topicrawl command runs (bin/runtime.js)', () => {
+describe('which code the topicrawl command runs (bin/runtime.cjs)', () => {
   /** A checkout with src/ files and, when built, dist/.build.json recording their state. */
   function checkout(built: boolean): string {
     const root = tmpDir();
@@ -44,29 +44,42 @@ describe('which code the topicrawl command runs (bin/runtime.js)', () => {
 const fresh = distIsFresh(repoRoot);
 if (!fresh && !process.env.CI) console.log('compiled-cli: dist/ is missing or older than src/ (npm run build); the compiled CLI tests are skipped');
 
+const COMPILED_MAIN = `require(${JSON.stringify(join(repoRoot, 'bin/load-bundle.cjs'))}).loadBundle(${JSON.stringify(join(repoRoot, 'dist/cli/main.cjs'))}).exports.main(process.argv.slice(1))`;
+
 describe.runIf(fresh || process.env.CI)('the compiled CLI (dist/)', () => {
   it('is there after npm ci, up to date with the sources', () => {
     expect(fresh).toBe(true);
   });
 
+  // the bundle run as bin/topicrawl.js runs it, without the freshness check's fallback to tsx:
+  // nothing here can load TypeScript
+  const compiled = (args: string[], opts: { cwd?: string; timeout?: number } = {}) =>
+    spawnSync(process.execPath, ['-e', COMPILED_MAIN, '--', ...args], { encoding: 'utf8', ...opts });
+
+  it('runs from the code caches of this build, which V8 accepts', () => {
+    // (each bundle's cache is saved by the build's training crawl: scripts/code-cache-training.ts)
+    const probe = `const { compileBundle } = require(${JSON.stringify(join(repoRoot, 'bin/load-bundle.cjs'))});
+      console.log(JSON.stringify(['cli/main.cjs', 'crawl/page-worker.cjs'].map((b) => compileBundle(${JSON.stringify(join(repoRoot, 'dist'))} + '/' + b).cached)))`;
+    const r = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual([true, true]);
+  });
+
   it('answers --help, and crawls the demo corpus with its analysis threads on compiled code', () => {
-    const help = spawnSync(process.execPath, [join(repoRoot, 'dist/cli/main.js'), '--help'], { encoding: 'utf8' });
+    const help = compiled(['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/topicrawl <command>/);
     expect(help.stdout).toMatch(/crawl <topic>/);
     // yargs runs from one bundle there (scripts/build.ts): its messages and the lazily loaded commands work
-    const usage = spawnSync(process.execPath, [join(repoRoot, 'dist/cli/main.js'), 'crawl'], { encoding: 'utf8' });
+    const usage = compiled(['crawl']);
     expect(usage.status).toBe(2);
     expect(usage.stderr).toMatch(/^topicrawl: Not enough non-option arguments.*\[E_USAGE\]\n$/);
-    const list = spawnSync(process.execPath, [join(repoRoot, 'dist/cli/main.js'), 'strategies'], { encoding: 'utf8' });
+    const list = compiled(['strategies']);
     expect(list.status).toBe(0);
     expect(list.stdout).toMatch(/^best-first-fish +I\(p\)/m);
     expect(list.stdout).toMatch(/^breadth-first /m);
     const db = join(tmpDir(), 'demo.db');
-    // run by node itself, without tsx's loader: nothing here can load TypeScript
-    const demo = spawnSync(process.execPath, [join(repoRoot, 'dist/cli/main.js'), 'demo', '--json', '--db', db, '--set', 'limits.max_pages=40'], {
-      encoding: 'utf8', cwd: repoRoot, timeout: 120_000,
-    });
+    const demo = compiled(['demo', '--json', '--db', db, '--set', 'limits.max_pages=40'], { cwd: repoRoot, timeout: 120_000 });
     expect(demo.stderr).not.toMatch(/E_INTERNAL|ERR_UNKNOWN_FILE_EXTENSION|Cannot find module/);
     expect(demo.status).toBe(0);
     const summary = JSON.parse(demo.stdout) as { fetched: number; errors: number };

@@ -1,3 +1,3 @@
-/** Types of runtime.js (plain JavaScript: the bin runs before anything is compiled or loaded). */
+/** Types of runtime.cjs (plain JavaScript: the bin runs before anything is compiled or loaded). */
 export function sourceState(dir: string): { newest: number; count: number };
 export function distIsFresh(root: string): boolean;
