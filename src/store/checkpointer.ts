@@ -18,16 +18,18 @@ export const WAL_LIMIT_BYTES = 256 * 1024 ** 2;
  * most pages, so it is short, and the file is emptied). Crash safety is SQLite's WAL's, unchanged.
  */
 export class Checkpointer {
-  private readonly worker: Worker;
+  private worker: Worker | null = null;
   private stopped = false;
   /** Set to 1 by the thread once its connection is closed (see checkpoint-worker.js). */
   private readonly closed = new Int32Array(new SharedArrayBuffer(4));
   /** The first error the thread reported, if any (the fallback keeps working). */
   error: string | null = null;
 
-  /** Resolves when the thread has ended (after {@link Checkpointer.stop}). */
+  /** Resolves when the thread has ended (after {@link Checkpointer.stop}; at once there if it never started). */
   readonly exited: Promise<void>;
   private readonly walLimit: number;
+  private readonly workerData: { path: string; everyMs: number; closed: Int32Array; closeDelayMs: number };
+  private ended!: () => void;
 
   /**
    * `everyMs`: time between two background checkpoints (default 100); `walLimitBytes`: see
@@ -36,20 +38,35 @@ export class Checkpointer {
    */
   constructor(private readonly db: Database.Database, opts: { everyMs?: number; walLimitBytes?: number; closeDelayMs?: number } = {}) {
     this.walLimit = opts.walLimitBytes ?? WAL_LIMIT_BYTES;
+    this.workerData = { path: db.name, everyMs: opts.everyMs ?? 100, closed: this.closed, closeDelayMs: opts.closeDelayMs ?? 0 };
+    this.exited = new Promise((resolve) => (this.ended = resolve));
     db.pragma('wal_autocheckpoint = 0');
-    this.worker = new Worker(new URL('../store/checkpoint-worker.js', import.meta.url), {
-      workerData: { path: db.name, everyMs: opts.everyMs ?? 100, closed: this.closed, closeDelayMs: opts.closeDelayMs ?? 0 },
-    });
-    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
-    this.worker.on('message', (m: { error?: string }) => {
+  }
+
+  /** Whether the thread was started (the first commit starts it: {@link start}). */
+  get started(): boolean {
+    return this.worker !== null;
+  }
+
+  /**
+   * Starts the thread: on the first commit ({@link afterCommit}), not when the store opens, as
+   * nothing is worth checkpointing before, and a thread started then (a new isolate loading
+   * better-sqlite3) competed with the crawl's start on a 2-core machine. Idempotent.
+   */
+  start(): void {
+    if (this.worker || this.stopped) return;
+    const w = new Worker(new URL('../store/checkpoint-worker.js', import.meta.url), { workerData: this.workerData });
+    this.worker = w;
+    w.once('exit', () => this.ended());
+    w.on('message', (m: { error?: string }) => {
       if (m.error && !this.error) this.error = m.error;
     });
-    this.worker.on('error', (err) => {
+    w.on('error', (err) => {
       if (!this.error) this.error = err.message;
     });
     // after the listeners: adding a 'message' listener refs the worker's port again, and a port
     // that stays referenced keeps the process alive when stop() is never reached
-    this.worker.unref();
+    w.unref();
   }
 
   /**
@@ -58,6 +75,7 @@ export class Checkpointer {
    */
   afterCommit(): void {
     if (this.stopped) return;
+    this.start();
     let size = 0;
     try {
       size = statSync(`${this.db.name}-wal`).size;
@@ -79,8 +97,14 @@ export class Checkpointer {
    * this checkpointer touches the file any more, so the owner may close, delete or replace it.
    */
   stop(timeoutMs = 15_000): boolean {
-    if (this.stopped) return Atomics.load(this.closed, 0) === 1;
+    if (this.stopped) return this.worker === null || Atomics.load(this.closed, 0) === 1;
     this.stopped = true;
+    if (!this.worker) {
+      // never started: nothing but the owner's connection ever touched the file
+      this.ended();
+      if (this.db.open) this.db.pragma('wal_autocheckpoint = 16384');
+      return true;
+    }
     this.worker.postMessage('stop');
     // the thread runs its own event loop: blocking this one does not keep it from answering
     const ok = Atomics.wait(this.closed, 0, 0, timeoutMs) !== 'timed-out';

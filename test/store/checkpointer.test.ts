@@ -73,6 +73,7 @@ describe('background WAL checkpoints', () => {
     const path = join(tmp, 'sync.db');
     const db = openDatabase(path);
     const cp = new Checkpointer(db, { everyMs: 10 });
+    cp.start();
     expect(cp.stop()).toBe(true); // synchronous: the thread confirmed its connection closed
     db.close();
 
@@ -97,6 +98,7 @@ describe('background WAL checkpoints', () => {
     const path = join(tmp, 'slow.db');
     const db = openDatabase(path);
     const cp = new Checkpointer(db, { everyMs: 10, closeDelayMs: 300 });
+    cp.start();
     db.exec('CREATE TABLE scratch (id INTEGER PRIMARY KEY, v BLOB)');
     const ins = db.prepare('INSERT INTO scratch (v) VALUES (?)');
     const before = size(path);
@@ -112,5 +114,26 @@ describe('background WAL checkpoints', () => {
       reader.close();
     }
   });
-});
 
+  it('starts its thread at the first commit, not when the store opens; a store closed before any commit never starts one', async () => {
+    const path = join(tmp, 'late.db');
+    const store = new SqliteStore(path, { backgroundCheckpoint: true });
+    const cp = (store as unknown as { checkpointer: Checkpointer }).checkpointer;
+    try {
+      store.setMeta('topic', 'late'); // outside any group: no commit of the store's
+      expect(cp.started).toBe(false);
+      store.transaction(() => store.setMeta('topic', 'late, committed'));
+      store.commit();
+      expect(cp.started).toBe(true);
+    } finally {
+      store.close();
+    }
+    await cp.exited;
+    const never = new SqliteStore(join(tmp, 'never.db'), { backgroundCheckpoint: true });
+    const idle = (never as unknown as { checkpointer: Checkpointer }).checkpointer;
+    never.close();
+    expect(idle.started).toBe(false);
+    await idle.exited; // settled without a thread
+    expect(existsSync(join(tmp, 'never.db-wal'))).toBe(false);
+  });
+});
