@@ -15,6 +15,7 @@ const { readFileSync, renameSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const { dirname } = require('node:path');
 const vm = require('node:vm');
+const { applyV8Flags } = require('./v8-flags.cjs');
 
 const ID = /^\/\* topicrawl build ([0-9a-f]+) \*\//;
 
@@ -30,6 +31,8 @@ function cachePath(bundle, id) {
  * @returns {{ script: import('node:vm').Script, id: string | undefined, cached: boolean }}
  */
 function compileBundle(bundle) {
+  // the process's V8 flags, as the training crawl had them when it saved the cache
+  applyV8Flags();
   // esbuild's output made pure ASCII by the build (scripts/ascii-bundle.ts): latin1 is the cheapest
   // decoding of it (utf8 took twice as long for the 2 MB bundle)
   const source = readFileSync(bundle, 'latin1');

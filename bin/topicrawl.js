@@ -6,11 +6,13 @@
 // Node's default young generation (16 MB semi-spaces), for every command: a 20,000-page crawl peaks at
 // 386-388 MB with it and 506-517 MB with --max-semi-space-size=64, at the same speed. The larger one
 // pays only with millions of queued URLs (10 million: 1,251 MB → 911 MB, scripts/bench-frontier.ts):
-// NODE_OPTIONS=--max-semi-space-size=64 there (README, Benchmarks).
+// NODE_OPTIONS=--max-semi-space-size=64 there (README, Benchmarks). The old generation grows by 30%
+// past what survives a collection, not V8's up to 4x: v8-flags.cjs.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
+require('./v8-flags.cjs').applyV8Flags();
 const root = fileURLToPath(new URL('..', import.meta.url));
 if (process.env.TOPICRAWL_FROM_SOURCE !== '1' && require('./runtime.cjs').distIsFresh(root)) {
   const { loadBundle } = require('./load-bundle.cjs');

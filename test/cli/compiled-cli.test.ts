@@ -57,7 +57,9 @@ describe.runIf(fresh || process.env.CI)('the compiled CLI (dist/)', () => {
     spawnSync(process.execPath, ['-e', COMPILED_MAIN, '--', ...args], { encoding: 'utf8', ...opts });
 
   it('runs from the code caches of this build, which V8 accepts', () => {
-    // (each bundle's cache is saved by the build's training crawl: scripts/code-cache-training.ts)
+    // (each bundle's cache is saved by the build's training crawl: scripts/code-cache-training.ts,
+    // under the process's V8 flags, bin/v8-flags.cjs, which load-bundle.cjs sets before compiling:
+    // without them V8 would reject the caches)
     const probe = `const { compileBundle } = require(${JSON.stringify(join(repoRoot, 'bin/load-bundle.cjs'))});
       console.log(JSON.stringify(['cli/main.cjs', 'crawl/page-worker.cjs'].map((b) => compileBundle(${JSON.stringify(join(repoRoot, 'dist'))} + '/' + b).cached)))`;
     const r = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
