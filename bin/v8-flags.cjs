@@ -7,9 +7,9 @@
 // --heap-growing-percent=30: after each full garbage collection the old generation may grow to 1.3
 // times what survived, instead of V8's own factor (up to 4 when collections are fast). A crawl's
 // live heap is small (the main thread's was 39 MB at 20,000 pages) but it allocates much, so with
-// V8's factor the heaps held ~100 MB of garbage each between collections. 20,000 pages on 1,000
-// hosts: peak RSS 372-381 MB against 428-481, at the same CPU a page (scripts/bench-crawl.ts,
-// README "Peak memory"). Set with v8.setFlagsFromString (NODE_OPTIONS does not take V8 heap
+// V8's factor the main thread's heap held ~100 MB of garbage at the peak (142 MB in all). 20,000 pages on 1,000
+// hosts: peak RSS 367-381 MB against 428-488, at the same CPU a page (scripts/bench-crawl.ts,
+// README "Memory at 20,000 pages"). Set with v8.setFlagsFromString (NODE_OPTIONS does not take V8 heap
 // flags other than the old and young space sizes); V8 reads it at each collection.
 'use strict';
 const FLAGS = ['--heap-growing-percent=30'];
@@ -26,4 +26,4 @@ function applyV8Flags() {
   for (const f of FLAGS) setFlagsFromString(f);
 }
 
-module.exports = { applyV8Flags, V8_FLAGS: FLAGS };
+module.exports = { applyV8Flags };
