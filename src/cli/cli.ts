@@ -72,7 +72,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             topic: a.topic, db: a.db, strategy: a.strategy, maxPages: a['max-pages'], set: a.set, resolve: a.resolve, corpus: a.corpus, fresh: a.fresh, json: a.json,
             revisit: a.revisit, frontier: a.frontier, crawlId: a['crawl-id'], leaseMs: a['lease-ms'], workers: a.workers, workerIpc: a['worker-ipc'],
             mappedOnly: a['mapped-only'], metricsPort: a['metrics-port'], metricsHost: a['metrics-host'], metricsWorker: a['metrics-worker'],
-            warc: a.warc, warcMaxBytes: a['warc-max-bytes'],
+            warc: a.warc, warcMaxBytes: a['warc-max-bytes'], analysisThreads: a['analysis-threads'],
           },
           out,
           io.stderr,

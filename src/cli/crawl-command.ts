@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Crawler, type CrawlSummary } from '../crawl/crawler.js';
+import { MAX_ANALYSIS_THREADS } from '../crawl/analyzer-pool.js';
 import { TopicrawlError } from '../errors.js';
 // what only some crawls use is imported when used (--corpus, --frontier, --warc): a plain crawl's first
 // request waits for none of it (ioredis, warcio, the corpus server)
@@ -55,6 +56,8 @@ export interface CrawlArgs extends ConfigFlags, MetricsFlags {
   warc?: string;
   /** Start a new WARC file once one would pass this size (default 1 GB). */
   warcMaxBytes?: number;
+  /** Page-analysis threads of each crawl process (0: on the crawl's thread); default defaultAnalysisThreads(). */
+  analysisThreads?: number;
 }
 
 /** Parses repeated `--resolve HOST=ADDR[:PORT]` flags. */
@@ -86,6 +89,9 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
   if (!args.frontier && (args.crawlId || args.workers || args.leaseMs !== undefined)) throw new TopicrawlError('E_USAGE', '--crawl-id, --workers and --lease-ms go with --frontier redis://HOST:PORT/DB');
   if (args.frontier && args.revisit) throw new TopicrawlError('E_USAGE', '--revisit works on one crawl file, not on a shared crawl');
   if (args.workers !== undefined && (!Number.isInteger(args.workers) || args.workers < 1)) throw new TopicrawlError('E_USAGE', `--workers ${args.workers}: give a whole number of processes, 1 or more`);
+  if (args.analysisThreads !== undefined && !(Number.isInteger(args.analysisThreads) && args.analysisThreads >= 0 && args.analysisThreads <= MAX_ANALYSIS_THREADS)) {
+    throw new TopicrawlError('E_USAGE', `--analysis-threads ${args.analysisThreads}: give a whole number from 0 (analyse on the crawl's thread) to ${MAX_ANALYSIS_THREADS}`);
+  }
   if (args.leaseMs !== undefined && !(args.leaseMs >= 1000)) throw new TopicrawlError('E_USAGE', `--lease-ms ${args.leaseMs}: give at least 1000 (ms)`);
   checkMetricsFlags(args, args.workers);
   if (args.warcMaxBytes !== undefined && !args.warc) throw new TopicrawlError('E_USAGE', '--warc-max-bytes goes with --warc DIR');
@@ -126,7 +132,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
     // a corpus crawl stays on loopback: hosts outside the corpus (and --resolve) are not looked up
     const shared = args.frontier ? { frontier: args.frontier, crawlId: args.crawlId!, leaseMs: args.leaseMs, fresh: args.fresh, worker: workerName } : null;
     crawler = new Crawler({
-      config, dbPath, resolve, mappedOnly: Boolean(args.corpus) || Boolean(args.mappedOnly), fresh: args.fresh,
+      config, dbPath, resolve, mappedOnly: Boolean(args.corpus) || Boolean(args.mappedOnly), fresh: args.fresh, workers: args.analysisThreads,
       backend: shared ? async (s) => (await import('../crawl/shared-backend.js')).openSharedBackend(config, dbPath, shared, s) : undefined,
       hooks: [...(warc ? [warc.hook] : []), ...(served ? [served.metrics] : [])],
       ...(served ? { timing: served.metrics } : {}),

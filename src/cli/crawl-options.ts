@@ -8,6 +8,7 @@ export const commonCrawl = {
   corpus: { type: 'string', describe: 'serve this corpus on loopback, map its hosts, report harvest against its labels' },
   fresh: { type: 'boolean', describe: 'delete the crawl file first instead of resuming' },
   json: { type: 'boolean', describe: 'print the summary as JSON (no progress display)' },
+  'analysis-threads': { type: 'number', describe: 'threads that parse and score the pages (0: on the crawl\'s own thread; default one per core beyond the first, 1 to 4)' },
 } as const;
 
 /** The WARC options of crawl and recrawl. */

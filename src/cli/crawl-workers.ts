@@ -1,7 +1,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { CrawlSummary } from '../crawl/crawler.js';
+import { defaultAnalysisThreads } from '../crawl/analyzer-pool.js';
 import { ErrorCodes, TopicrawlError, type ErrorCode } from '../errors.js';
 import { crawlTotals } from '../store/crawl-report.js';
 import { openCrawl } from '../store/segments.js';
@@ -48,6 +50,8 @@ export async function runCrawlWorkers(args: CrawlArgs, config: Config, out: { lo
     // each worker writes its own WARC files into the one folder, named by its segment (worker-<i>)
     ...(args.warc ? ['--warc', args.warc] : []),
     ...(args.warcMaxBytes !== undefined ? ['--warc-max-bytes', String(args.warcMaxBytes)] : []),
+    // the machine's cores shared among the workers, unless told
+    '--analysis-threads', String(args.analysisThreads ?? defaultAnalysisThreads(availableParallelism(), n)),
   ];
   const bus = new TypedEmitter<CrawlEvents>();
   const latest = new Map<number, ProgressSnapshot>();
@@ -161,5 +165,6 @@ export function combine(xs: CrawlSummary[], dir: string): CrawlSummary {
     errors: sum('errors'), bytes: sum('bytes'), frontier: Math.min(...xs.map((x) => x.frontier)), pruned: sum('pruned'),
     known: Math.max(...xs.map((x) => x.known)), elapsedMs: Math.max(...xs.map((x) => x.elapsedMs)), pagesPerSec: sum('pagesPerSec'),
     suspendedHosts: [...new Set(xs.flatMap((x) => x.suspendedHosts))], unreachable: xs.every((x) => x.unreachable),
+    analysisThreads: sum('analysisThreads'),
   };
 }

@@ -18,11 +18,27 @@ interface Slot {
 /** How long close() waits for a thread to end by itself before terminating it. */
 const CLOSE_GRACE_MS = 10_000;
 
+/** Most analysis threads a crawl process may be given (`--analysis-threads`). */
+export const MAX_ANALYSIS_THREADS = 64;
+
+/** Most analysis threads a crawl process starts by default (more did not pay in earlier measurements). */
+const MAX_DEFAULT_THREADS = 4;
+
+/**
+ * The analysis threads a crawl process starts when not told (`crawl --analysis-threads`): one per
+ * core left once the crawl's own thread has one, shared among `processes` crawl processes on the
+ * machine (`--workers`), 1 to 4. On this project's 2-core machine one thread did better than one per
+ * core (scripts/bench-crawl.ts, README "One analysis thread on 2 cores"): each thread is a V8 isolate
+ * that compiles and collects on its own, and two of them beside the crawl's thread oversubscribe 2 cores.
+ */
+export function defaultAnalysisThreads(cores = availableParallelism(), processes = 1): number {
+  return Math.max(1, Math.min(MAX_DEFAULT_THREADS, Math.floor(cores / Math.max(1, processes)) - 1));
+}
+
 /**
  * Runs page analysis on worker threads so parsing and scoring use the machine's other cores while
  * the main thread fetches and writes the store. With `workers: 0` it runs inline (same results).
- * The default is one worker per core (1 to 4): the main thread mostly waits on I/O and SQLite,
- * and on 2 cores 2 workers measured 503 pages/s against 429 with 1 (scripts/bench-crawl.ts).
+ * The default: {@link defaultAnalysisThreads}.
  */
 /**
  * Where the analysis thread's code comes from, by where this module runs: compiled, the bundle
@@ -49,6 +65,7 @@ export class AnalyzerPool {
   private nextId = 1;
 
   constructor(private readonly cfg: AnalysisConfig, workers = AnalyzerPool.defaultWorkers()) {
+    this.threads = workers;
     this.inline = workers > 0 ? null : AnalyzerPool.inlineAnalyzer(cfg);
     const code = workers > 0 ? workerEntry() : null;
     for (let i = 0; i < workers; i++) {
@@ -78,8 +95,11 @@ export class AnalyzerPool {
     return createAnalyzer(cfg);
   }
 
+  /** The analysis threads this pool started (0: it analyses inline), after close() too. */
+  readonly threads: number;
+
   static defaultWorkers(): number {
-    return Math.max(1, Math.min(4, availableParallelism()));
+    return defaultAnalysisThreads();
   }
 
   /**

@@ -22,7 +22,7 @@ export interface CrawlerOptions {
   maxCrawlDelayMs?: number;
   /** How often progress events and metrics rows are emitted (ms). */
   progressEveryMs?: number;
-  /** Page-analysis worker threads (0: analyse on the main thread). Default: one per core, 1 to 4. */
+  /** Page-analysis worker threads (0: analyse on the main thread). Default: defaultAnalysisThreads(), one per core beyond the first, 1 to 4. */
   workers?: number;
   /**
    * An ordering strategy instance to use instead of `createStrategy(config.strategy.name, …)`; for
@@ -109,5 +109,7 @@ export interface CrawlSummary {
   unreachable: boolean;
   /** The terms relevance feedback added to the keywords (in this run or an earlier one); null: none (off, or not chosen yet). */
   feedback: FeedbackRecord | null;
+  /** Page-analysis threads this run used (0: on the crawl's own thread; `--workers`: all processes' together). */
+  analysisThreads: number;
 }
 

@@ -220,6 +220,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     return this.stats.summary(await this.store.counters(), {
       reason, db: this.opts.dbPath, topic: this.opts.config.name, strategy: this.strategy.name, resumed: this.resumed,
       suspendedHosts: [...this.suspended], unreachable: this.attempted && !this.reached, feedback: this.feedback?.current ?? null,
+      analysisThreads: this.analyzers.threads,
     });
   }
 

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -14,6 +15,7 @@ import { startCli, runCliProcess } from '../helpers/cli-process.js';
 import { deleteCrawl } from '../../src/frontier/redis-crawl-keys.js';
 import { REDIS_URL } from '../helpers/redis.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
+import { defaultAnalysisThreads } from '../../src/crawl/analyzer-pool.js';
 
 /**
  * The distributed crawl (issue 13): worker processes of `topicrawl crawl --frontier redis://…` on a
@@ -173,6 +175,8 @@ describe('a crawl shared by worker processes on Redis', () => {
     const again = await runCliProcess(['crawl', topicFile, '--frontier', REDIS_URL, '--crawl-id', id, '--workers', '2', '--db', segs, '--mapped-only', '--json', ...resolve], { timeoutMs: 240_000 });
     expect(again.code, again.stderr).toBe(0);
     expect(harvestOf([segs]).fetched).toBe(BUDGET);
+    // each worker process analyses with its share of the machine's cores (all of them together here)
+    expect((JSON.parse(again.stdout) as { analysisThreads: number }).analysisThreads).toBe(2 * defaultAnalysisThreads(availableParallelism(), 2));
     const pages = pagesOf(hits).map((r) => `${r.host}${r.path}`);
     expect(new Set(pages).size).toBe(pages.length);
     expect(pages.length).toBe(BUDGET);
