@@ -48,6 +48,12 @@ export interface CliCrawlResult {
   /** The last request's end to the process's exit. */
   afterLastRequestMs: number;
   cpuMs: number;
+  /** of cpuMs, the kernel's share (system CPU: syscalls, wakes of other threads and processes) */
+  systemCpuMs: number;
+  /** context switches of the process: voluntary (it waited) and involuntary (preempted) */
+  contextSwitches: { voluntary: number; involuntary: number };
+  /** the CPU by kind of thread (bench-probe.mjs cpuByThread; null where /proc is not there) */
+  threadsCpuMs: { main: number; node: number; later: number; ended: number } | null;
   peakRssMb: number;
   sqlite: Record<string, number>;
   sqliteCalls: number;
@@ -87,8 +93,10 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     const t0 = Date.now();
     const p0 = performance.now();
     // bin/topicrawl.js itself, so that its #! line's node flags apply as they do for a user
-    const child = o.cpuProfDir
-      ? spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir), join(root, 'bin/topicrawl.js'), ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] })
+    // BENCH_NODE_FLAGS: node flags to try (any V8 flag, unlike NODE_OPTIONS), e.g. "--single-threaded-gc"
+    const nodeFlags = [...(o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir)] : []), ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
+    const child = nodeFlags.length > 0
+      ? spawn(process.execPath, [...nodeFlags, join(root, 'bin/topicrawl.js'), ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] })
       : spawn(join(root, 'bin/topicrawl.js'), args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout!.on('data', (d) => (stdout += d));
@@ -98,7 +106,7 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     const summary = JSON.parse(stdout) as { fetched: number; strategy: string };
     const served = await o.server.window();
     if (summary.fetched === 0 || served.count === 0) throw new Error('the crawl fetched no page: no figure');
-    const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { thread: string; sqlite: Record<string, number>; sqliteTop?: Record<string, number>; sqliteMs?: number; sqliteMsTop?: Record<string, number>; usage?: NodeJS.ResourceUsage; elu?: { utilization: number } });
+    const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { thread: string; sqlite: Record<string, number>; sqliteTop?: Record<string, number>; sqliteMs?: number; sqliteMsTop?: Record<string, number>; usage?: NodeJS.ResourceUsage; elu?: { utilization: number }; threadsCpuMs?: { main: number; node: number; later: number; ended: number } | null });
     const mainLine = lines.find((l) => l.thread === 'main');
     const usage = mainLine?.usage;
     if (!usage) throw new Error('the probe wrote no resource usage from the main thread');
@@ -122,6 +130,9 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
       firstRequestMs: served.first - t0,
       afterLastRequestMs: t0 + processS * 1000 - served.last,
       cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+      systemCpuMs: usage.systemCPUTime / 1000,
+      contextSwitches: { voluntary: usage.voluntaryContextSwitches, involuntary: usage.involuntaryContextSwitches },
+      threadsCpuMs: mainLine?.threadsCpuMs ?? null,
       peakRssMb: usage.maxRSS / 1024,
       mainThreadBusy: mainLine?.elu?.utilization ?? null,
       sqlite,

@@ -98,6 +98,17 @@ try {
     ratio_to_bare_loop: +(crawlRate / bareMedian.pagesPerSec).toFixed(2),
     cpu_s: +(c.cpuMs / 1000).toFixed(2),
     cpu_ms_per_page: +(c.cpuMs / c.fetched).toFixed(2),
+    system_cpu_ms_per_page: +(c.systemCpuMs / c.fetched).toFixed(2),
+    context_switches_per_page: +((c.contextSwitches.voluntary + c.contextSwitches.involuntary) / c.fetched).toFixed(1),
+    involuntary_switches_per_page: +(c.contextSwitches.involuntary / c.fetched).toFixed(1),
+    // CPU a page by thread: the crawl's, node's own (V8's GC and compiler helpers), libuv's pool, and the
+    // threads that ended before exit (page analysis, WAL checkpoints)
+    cpu_ms_per_page_by_thread: c.threadsCpuMs && {
+      main: +(c.threadsCpuMs.main / c.fetched).toFixed(2),
+      v8_helpers: +(c.threadsCpuMs.node / c.fetched).toFixed(2),
+      libuv_pool: +(c.threadsCpuMs.later / c.fetched).toFixed(2),
+      analysis_and_wal: +(c.threadsCpuMs.ended / c.fetched).toFixed(2),
+    },
     peak_rss_mb: +c.peakRssMb.toFixed(0),
     main_thread_busy: c.mainThreadBusy === null ? null : +c.mainThreadBusy.toFixed(2),
     sqlite_calls: c.sqliteCalls,

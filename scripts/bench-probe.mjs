@@ -12,13 +12,63 @@
 //   (ms, in all and for the costliest statements: performance.now() around each call) and, from the main thread,
 //   its event loop utilisation (performance.eventLoopUtilization(): the share of the time since its
 //   event loop started that the main thread was busy) and process.resourceUsage() (CPU time of all
-//   the process's threads, peak RSS: getrusage(RUSAGE_SELF), kernel figures).
-import { appendFileSync } from 'node:fs';
+//   the process's threads, peak RSS: getrusage(RUSAGE_SELF), kernel figures), with that CPU by kind
+//   of thread (threadsCpuMs, from /proc/self/task on Linux: see cpuByThread).
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isMainThread, threadId } from 'node:worker_threads';
 
 const out = process.env.BENCH_PROBE_OUT;
+
+/** CPU ms (user + system) of each live thread of this process, by thread id (Linux /proc; {} elsewhere). */
+function threadCpu() {
+  const cpu = {};
+  let tids = [];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return cpu;
+  }
+  for (const tid of tids) {
+    try {
+      // fields after the command's closing parenthesis: state is field 3, utime 14, stime 15
+      const f = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+      cpu[tid] = ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return cpu;
+}
+
+/**
+ * The process's CPU by kind of thread, in ms (Linux; null elsewhere): main (the crawl's thread),
+ * node's own (the threads that existed when this preload ran: V8's garbage-collection and compiler
+ * helpers), later (threads started after it and still alive at exit: libuv's thread pool) and ended
+ * (the rest of the process's CPU: threads that ended before exit, the page-analysis and WAL threads).
+ */
+function cpuByThread(startTids, totalMs) {
+  const now = threadCpu();
+  if (Object.keys(now).length === 0) return null;
+  const main = now[String(process.pid)] ?? 0;
+  let node = 0;
+  let later = 0;
+  for (const [tid, ms] of Object.entries(now)) {
+    if (tid === String(process.pid)) continue;
+    if (startTids.has(tid)) node += ms;
+    else later += ms;
+  }
+  return { main, node, later, ended: Math.max(0, totalMs - main - node - later) };
+}
+
+function mainFigures(startTids) {
+  const usage = process.resourceUsage();
+  const threadsCpuMs = cpuByThread(startTids, (usage.userCPUTime + usage.systemCPUTime) / 1000);
+  return { usage, elu: performance.eventLoopUtilization(), threadsCpuMs };
+}
+
 if (out) {
+  const startTids = isMainThread ? new Set(Object.keys(threadCpu())) : new Set();
   const counts = { run: 0, get: 0, all: 0, iterate: 0, exec: 0 };
   // the same calls by statement (its SQL, whitespace collapsed, cut at 90 characters)
   const bySql = new Map();
@@ -73,7 +123,7 @@ if (out) {
   process.on('exit', () => {
     const top = [...bySql].sort((x, y) => y[1] - x[1]).slice(0, 25);
     const msTop = [...msBySql].sort((x, y) => y[1] - x[1]).slice(0, 12).map(([k, v]) => [k, Math.round(v)]);
-    const line = { thread: isMainThread ? 'main' : threadId, sqlite: counts, sqliteTop: Object.fromEntries(top), sqliteMs: Math.round(ms), sqliteMsTop: Object.fromEntries(msTop), ...(isMainThread ? { usage: process.resourceUsage(), elu: performance.eventLoopUtilization() } : {}) };
+    const line = { thread: isMainThread ? 'main' : threadId, sqlite: counts, sqliteTop: Object.fromEntries(top), sqliteMs: Math.round(ms), sqliteMsTop: Object.fromEntries(msTop), ...(isMainThread ? mainFigures(startTids) : {}) };
     appendFileSync(out, `${JSON.stringify(line)}\n`);
   });
 }
