@@ -101,12 +101,13 @@ try {
     system_cpu_ms_per_page: +(c.systemCpuMs / c.fetched).toFixed(2),
     context_switches_per_page: +((c.contextSwitches.voluntary + c.contextSwitches.involuntary) / c.fetched).toFixed(1),
     involuntary_switches_per_page: +(c.contextSwitches.involuntary / c.fetched).toFixed(1),
-    // CPU a page by thread: the crawl's, node's own (V8's GC and compiler helpers), libuv's pool, and the
-    // threads that ended before exit (page analysis, WAL checkpoints)
+    // CPU a page by thread: the crawl's, node's own (started before the CLI's code: V8's compiler and GC
+    // helpers, libuv's pool), others alive at exit, and the threads that ended before exit (page
+    // analysis, WAL checkpoints)
     cpu_ms_per_page_by_thread: c.threadsCpuMs && {
       main: +(c.threadsCpuMs.main / c.fetched).toFixed(2),
-      v8_helpers: +(c.threadsCpuMs.node / c.fetched).toFixed(2),
-      libuv_pool: +(c.threadsCpuMs.later / c.fetched).toFixed(2),
+      node_helpers: +(c.threadsCpuMs.node / c.fetched).toFixed(2),
+      later_threads: +(c.threadsCpuMs.later / c.fetched).toFixed(2),
       analysis_and_wal: +(c.threadsCpuMs.ended / c.fetched).toFixed(2),
     },
     peak_rss_mb: +c.peakRssMb.toFixed(0),

@@ -44,7 +44,8 @@ function threadCpu() {
 /**
  * The process's CPU by kind of thread, in ms (Linux; null elsewhere): main (the crawl's thread),
  * node's own (the threads that existed when this preload ran: V8's garbage-collection and compiler
- * helpers), later (threads started after it and still alive at exit: libuv's thread pool) and ended
+ * helpers, and libuv's thread pool, which node's loader has started by then), later (threads started
+ * after it and still alive at exit) and ended
  * (the rest of the process's CPU: threads that ended before exit, the page-analysis and WAL threads).
  */
 function cpuByThread(startTids, totalMs) {

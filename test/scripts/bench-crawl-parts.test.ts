@@ -144,4 +144,26 @@ describe('bench-probe', () => {
     expect(lines[0].usage.maxRSS).toBeGreaterThan(0);
     expect(lines[0].usage.userCPUTime).toBeGreaterThan(0);
   });
+
+  it.skipIf(!existsSync('/proc/self/task'))('splits the process\'s CPU by thread: a thread that ended before exit counts as ended, not as main', () => {
+    const out = join(dir, 'threads.jsonl');
+    // the same fixed work (not a duration, so a loaded machine changes nothing but the wall time):
+    // once on the main thread, eight times on a worker thread that ends before exit
+    const script = `
+      const { Worker } = require('node:worker_threads');
+      const spin = 'let x = 0; for (let i = 0; i < N; i++) x = (x + i * 7) % 1000003; if (x < 0) console.log(x);';
+      new Function('N', spin)(20e6);
+      const w = new Worker(spin.replace('N', String(160e6)), { eval: true });
+      w.on('exit', () => {});
+    `;
+    const r = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, BENCH_PROBE_OUT: out, NODE_OPTIONS: `--import ${join(root, 'scripts/bench-probe.mjs')}` }, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const [line] = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const t = line.threadsCpuMs as { main: number; node: number; later: number; ended: number };
+    const total = (line.usage.userCPUTime + line.usage.systemCPUTime) / 1000;
+    expect(t.main).toBeGreaterThan(0);
+    expect(t.ended).toBeGreaterThan(2 * t.main); // the worker did eight times the main thread's work (which also started node)
+    // the parts add up to the process's CPU (/proc counts in 10 ms ticks per thread)
+    expect(Math.abs(t.main + t.node + t.later + t.ended - total)).toBeLessThan(20 * 10 + 5);
+  });
 });
