@@ -64,7 +64,7 @@ export class AnalyzerPool {
   private inline: Promise<(i: AnalysisInput) => PageAnalysis> | null;
   private nextId = 1;
 
-  constructor(private readonly cfg: AnalysisConfig, workers = AnalyzerPool.defaultWorkers()) {
+  constructor(private readonly cfg: AnalysisConfig, workers = defaultAnalysisThreads()) {
     this.threads = workers;
     this.inline = workers > 0 ? null : AnalyzerPool.inlineAnalyzer(cfg);
     const code = workers > 0 ? workerEntry() : null;
@@ -97,10 +97,6 @@ export class AnalyzerPool {
 
   /** The analysis threads this pool started (0: it analyses inline), after close() too. */
   readonly threads: number;
-
-  static defaultWorkers(): number {
-    return defaultAnalysisThreads();
-  }
 
   /**
    * Scores the pages with these keywords from now on (relevance feedback: the topic's plus the
