@@ -36,11 +36,6 @@ export function defaultAnalysisThreads(cores = availableParallelism(), processes
 }
 
 /**
- * Runs page analysis on worker threads so parsing and scoring use the machine's other cores while
- * the main thread fetches and writes the store. With `workers: 0` it runs inline (same results).
- * The default: {@link defaultAnalysisThreads}.
- */
-/**
  * Where the analysis thread's code comes from, by where this module runs: compiled, the bundle
  * dist/crawl/page-worker.cjs through its code cache (bin/load-bundle.cjs, as the CLI's); from tsc's
  * output, page-worker.js itself; from the sources, an entry that loads page-worker.ts through tsx
@@ -57,6 +52,11 @@ function workerEntry(): { entry: string | URL; eval: boolean } {
   return { entry: new URL(here.endsWith('.ts') ? '../crawl/page-worker-entry.js' : '../crawl/page-worker.js', here), eval: false };
 }
 
+/**
+ * Runs page analysis on worker threads so parsing and scoring use the machine's other cores while
+ * the main thread fetches and writes the store. With `workers: 0` it runs inline (same results).
+ * The default: {@link defaultAnalysisThreads}.
+ */
 export class AnalyzerPool {
   private readonly workers: Slot[] = [];
   private readonly pending = new Map<number, { resolve: (a: PageAnalysis) => void; reject: (e: Error) => void; slot: Slot }>();
