@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { distIsFresh } from '../bin/runtime.cjs';
 import type { BenchServer } from './bench-server.js';
+import type { PipelineSummary } from '../src/crawl/pipeline-meter.js';
 
 const root = new URL('../', import.meta.url).pathname;
 
@@ -59,6 +60,8 @@ export interface CliCrawlResult {
   sqliteCalls: number;
   /** the share of the time since its event loop started that the main thread was busy (event loop utilisation; null: not reported) */
   mainThreadBusy: number | null;
+  /** the crawl's own figures of its pipeline (the summary's `pipeline`: pages in flight, empty slots, threads busy) */
+  pipeline: PipelineSummary | null;
   /** the most called statements (SQL cut at 90 characters) and their calls */
   sqliteTop: Record<string, number>;
   /** wall ms of the crawl's thread in SQLite calls, in all and for the costliest statements */
@@ -103,7 +106,7 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     const code = await new Promise<number | null>((ok) => child.on('close', (c) => ok(c)));
     const processS = (performance.now() - p0) / 1000;
     if (code !== 0) throw new Error(`the crawl exited ${code}: ${stdout.trim().split('\n').pop() ?? ''}`);
-    const summary = JSON.parse(stdout) as { fetched: number; strategy: string };
+    const summary = JSON.parse(stdout) as { fetched: number; strategy: string; pipeline?: PipelineSummary | null };
     const served = await o.server.window();
     if (summary.fetched === 0 || served.count === 0) throw new Error('the crawl fetched no page: no figure');
     const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { thread: string; sqlite: Record<string, number>; sqliteTop?: Record<string, number>; sqliteMs?: number; sqliteMsTop?: Record<string, number>; usage?: NodeJS.ResourceUsage; elu?: { utilization: number }; threadsCpuMs?: { main: number; node: number; later: number; ended: number } | null });
@@ -135,6 +138,7 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
       threadsCpuMs: mainLine?.threadsCpuMs ?? null,
       peakRssMb: usage.maxRSS / 1024,
       mainThreadBusy: mainLine?.elu?.utilization ?? null,
+      pipeline: summary.pipeline ?? null,
       sqlite,
       sqliteCalls: Object.values(sqlite).reduce((s, v) => s + v, 0),
       sqliteTop,

@@ -112,6 +112,22 @@ try {
     },
     peak_rss_mb: +c.peakRssMb.toFixed(0),
     main_thread_busy: c.mainThreadBusy === null ? null : +c.mainThreadBusy.toFixed(2),
+    // the crawl's own summary: pages in the pipeline on average (fetching, at analysis), its empty
+    // slots by why, and how busy the analysis threads were (crawl_thread_busy counts from the run's
+    // start, main_thread_busy from the process's)
+    pipeline: c.pipeline && {
+      concurrency: c.pipeline.concurrency,
+      mean_in_flight: +c.pipeline.meanInFlight.toFixed(2),
+      mean_fetching: +c.pipeline.meanFetching.toFixed(2),
+      mean_analysing: +c.pipeline.meanAnalysing.toFixed(2),
+      empty_slots: {
+        best_first_order: +c.pipeline.idleSlots.order.toFixed(2),
+        politeness: +c.pipeline.idleSlots.politeness.toFixed(2),
+        nothing_to_fetch: +c.pipeline.idleSlots.other.toFixed(2),
+      },
+      crawl_thread_busy: +c.pipeline.crawlThreadBusy.toFixed(2),
+      analysis_threads_busy: c.pipeline.analysisThreadsBusy === null ? null : +c.pipeline.analysisThreadsBusy.toFixed(2),
+    },
     sqlite_calls: c.sqliteCalls,
     sqlite_calls_per_page: +(c.sqliteCalls / c.fetched).toFixed(1),
     sqlite_calls_by_method: c.sqlite,

@@ -16,6 +16,7 @@ import { formatSummary } from './format.js';
 import { attachProgress, type ProgressStream } from './progress.js';
 import type { MetricsAddress } from '../metrics/metrics-server.js';
 import { DEFAULT_METRICS_HOST, metricsLine, workerMetricsPort } from './metrics-flags.js';
+import { combinePipelines } from '../crawl/pipeline-meter.js';
 
 /** What a worker process sends its parent over IPC (see runCrawl's `workerIpc`). */
 export type WorkerMessage = { progress: ProgressSnapshot } | { warn: { code: string; message: string; url?: string } } | { metrics: MetricsAddress };
@@ -165,6 +166,6 @@ export function combine(xs: CrawlSummary[], dir: string): CrawlSummary {
     errors: sum('errors'), bytes: sum('bytes'), frontier: Math.min(...xs.map((x) => x.frontier)), pruned: sum('pruned'),
     known: Math.max(...xs.map((x) => x.known)), elapsedMs: Math.max(...xs.map((x) => x.elapsedMs)), pagesPerSec: sum('pagesPerSec'),
     suspendedHosts: [...new Set(xs.flatMap((x) => x.suspendedHosts))], unreachable: xs.every((x) => x.unreachable),
-    analysisThreads: sum('analysisThreads'),
+    analysisThreads: sum('analysisThreads'), pipeline: combinePipelines(xs.map((x) => x.pipeline)),
   };
 }

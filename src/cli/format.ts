@@ -1,4 +1,5 @@
 import type { CrawlSummary } from '../crawl/crawler.js';
+import type { PipelineSummary } from '../crawl/pipeline-meter.js';
 import type { LabelHarvest } from '../eval/label-harvest.js';
 import { feedbackTermsLine, type FeedbackRecord } from '../crawl/relevance-feedback.js';
 
@@ -34,9 +35,23 @@ export function formatSummary(s: CrawlSummary, truth?: LabelHarvest | null): str
     `  discovery rate     ${s.discoveryRate.toFixed(2)} new URLs per page (last 100 pages)`,
     `  bytes              ${s.bytes}`,
   );
+  if (s.pipeline) lines.push(`  pipeline           ${pipelineLine(s.pipeline)}`);
   if (s.suspendedHosts.length) lines.push(`  suspended hosts    ${s.suspendedHosts.join(', ')} (repeated failures; their URLs stay queued)`);
   if (s.feedback) lines.push(`  feedback terms     ${feedbackTermsLine(s.feedback)} (${feedbackWhen(s.feedback)})`);
   return lines.join('\n');
+}
+
+/**
+ * How full the pipeline was and how busy its threads, for the summary: e.g. "5.9 of 16 pages in
+ * flight on average (2.0 fetching, 3.9 at analysis); empty slots: 9.8 held for best-first order,
+ * 0.0 for politeness, 0.3 nothing to fetch; busy: crawl thread 55%, analysis threads 84%".
+ */
+export function pipelineLine(p: PipelineSummary): string {
+  const n = (x: number) => x.toFixed(1);
+  const busy = (x: number) => `${Math.round(x * 100)}%`;
+  return `${n(p.meanInFlight)} of ${p.concurrency} pages in flight on average (${n(p.meanFetching)} fetching, ${n(p.meanAnalysing)} at analysis); ` +
+    `empty slots: ${n(p.idleSlots.order)} held for best-first order, ${n(p.idleSlots.politeness)} for politeness, ${n(p.idleSlots.other)} nothing to fetch; ` +
+    `busy: crawl thread ${busy(p.crawlThreadBusy)}${p.analysisThreadsBusy === null ? ' (analysis on it)' : `, analysis threads ${busy(p.analysisThreadsBusy)}`}`;
 }
 
 /** When relevance feedback's terms were chosen, for the summary and `stats`. */

@@ -133,6 +133,17 @@ export class AnalyzerPool {
     });
   }
 
+  /**
+   * The share of their lives the threads were busy (their event loop utilisation), on average;
+   * null when the pool analyses on the calling thread, or after close().
+   */
+  busy(): number | null {
+    if (this.workers.length === 0) return null;
+    let sum = 0;
+    for (const s of this.workers) sum += s.w.performance.eventLoopUtilization().utilization;
+    return sum / this.workers.length;
+  }
+
   /** Sends a thread the pages waiting in its outbox. */
   private send(slot: Slot): void {
     if (slot.outbox.length === 0) return;

@@ -101,14 +101,14 @@ export class CrawlStats {
    * The end-of-crawl summary: the crawl file's figures (`c`, as `topicrawl stats` reads them: one
    * definition of each) and this run's rates; `about` the rest.
    */
-  summary(c: StoreCounters, about: Pick<CrawlSummary, 'reason' | 'db' | 'topic' | 'strategy' | 'resumed' | 'suspendedHosts' | 'unreachable' | 'feedback' | 'analysisThreads'>): CrawlSummary {
+  summary(c: StoreCounters, about: Pick<CrawlSummary, 'reason' | 'db' | 'topic' | 'strategy' | 'resumed' | 'suspendedHosts' | 'unreachable' | 'feedback' | 'analysisThreads' | 'pipeline'>): CrawlSummary {
     const s = this.snapshot(c.queued);
     return {
       reason: about.reason, db: about.db, topic: about.topic, strategy: about.strategy, resumed: about.resumed,
       fetched: c.fetched, fetchedThisRun: this.fetchedThisRun, relevant: c.relevant, harvest: c.fetched ? c.relevant / c.fetched : 0,
       errors: c.errors, bytes: c.bytes, frontier: c.queued, pruned: c.pruned, known: c.known,
       discoveryRate: s.discoveryRate, elapsedMs: s.elapsedMs, pagesPerSec: s.pagesPerSec, suspendedHosts: about.suspendedHosts,
-      unreachable: about.unreachable, feedback: about.feedback, analysisThreads: about.analysisThreads,
+      unreachable: about.unreachable, feedback: about.feedback, analysisThreads: about.analysisThreads, pipeline: about.pipeline,
     };
   }
 }

@@ -1,3 +1,4 @@
+import type { PipelineSummary } from './pipeline-meter.js';
 import type { FeedbackRecord } from './relevance-feedback.js';
 import type { StopReason } from '../events.js';
 import type { Fetcher, FetchResult } from '../fetch/fetcher.js';
@@ -111,5 +112,7 @@ export interface CrawlSummary {
   feedback: FeedbackRecord | null;
   /** Page-analysis threads this run used (0: on the crawl's own thread; `--workers`: all processes' together). */
   analysisThreads: number;
+  /** How full the pipeline was in this run, and how busy its threads (pipeline-meter.ts); null: the run did not start. */
+  pipeline: PipelineSummary | null;
 }
 

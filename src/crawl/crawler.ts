@@ -17,6 +17,7 @@ import { analysisConfig, fetcherOptions, normalizeOptions, processorDeps, retryS
 import { closeCrawlState, openCrawlState } from './crawl-state.js';
 import { Serial } from './serial.js';
 import { Engine } from './engine.js';
+import { PipelineMeter, type PipelineSummary } from './pipeline-meter.js';
 import type { CrawlBackend, CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { CrawlStats } from './crawl-stats.js';
 import { processFetch, type ProcessorDeps } from './page-processor.js';
@@ -46,6 +47,8 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private readonly retry: RetryPolicy;
   private readonly suspended = new Set<string>();
   private deps!: ProcessorDeps;
+  /** How full the pipeline was in this run (the summary's `pipeline`): taken as the run ends. */
+  private pipeline: PipelineSummary | null = null;
   private readonly analyzers: AnalyzerPool;
   /** Relevance feedback (`relevance.feedback`), or null: off. */
   private readonly feedback: FeedbackTrigger | null = null;
@@ -156,13 +159,17 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     const cfg = this.opts.config;
     let tick: NodeJS.Timeout | null = null;
     let reason: StopReason = 'done';
+    let meter: PipelineMeter | null = null;
+    let busySince: ReturnType<typeof performance.eventLoopUtilization> | null = null;
     try {
       await this.open();
       this.lastSize = await this.frontier.size();
       this.emit('start', { resumed: this.resumed, queued: this.lastSize, fetched: this.stats.fetched });
       tick = setInterval(() => void this.tick(), this.opts.progressEveryMs ?? 1000);
+      meter = this.deps.meter = new PipelineMeter(cfg.politeness.concurrency);
+      busySince = performance.eventLoopUtilization();
       this.engine = new Engine<Lease>({
-        source: this.frontier, concurrency: cfg.politeness.concurrency, handle: (lease) => this.handle(lease),
+        source: this.frontier, concurrency: cfg.politeness.concurrency, handle: (lease) => this.handle(lease), meter,
         settled: (lease, current) => {
           if (!current) this.emit('warn', { code: 'W_LEASE_EXPIRED', message: 'the lease expired before the page was recorded: another worker fetched it again', url: lease.url });
         },
@@ -188,6 +195,9 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         await this.tick();
       }
       this.emit('end', { reason });
+      if (meter && busySince) {
+        this.pipeline = meter.summary({ crawlThread: performance.eventLoopUtilization(busySince).utilization, analysisThreads: this.analyzers.busy() });
+      }
       if (this.ownsFetcher) await this.fetcher.close();
       await this.analyzers.close();
       try {
@@ -220,7 +230,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     return this.stats.summary(await this.store.counters(), {
       reason, db: this.opts.dbPath, topic: this.opts.config.name, strategy: this.strategy.name, resumed: this.resumed,
       suspendedHosts: [...this.suspended], unreachable: this.attempted && !this.reached, feedback: this.feedback?.current ?? null,
-      analysisThreads: this.analyzers.threads,
+      analysisThreads: this.analyzers.threads, pipeline: this.pipeline,
     });
   }
 
@@ -251,7 +261,8 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         const settled = await this.robots.admit(item, () => (this.reached = true));
         if (settled) return settled;
       }
-      const res = await this.fetcher.fetch(item.url);
+      this.deps.meter?.stage('fetching', 1);
+      const res = await this.fetcher.fetch(item.url).finally(() => this.deps.meter?.stage('fetching', -1));
       if (res.status > 0) this.reached = true;
       for (const h of this.opts.hooks ?? []) await h.fetched?.(item, res);
       const d = this.retry.decide(item.id, item.hostId, res, Date.now());

@@ -1,4 +1,5 @@
 import type { Claim, Settlement } from '../frontier/frontier.js';
+import type { PipelineMeter } from './pipeline-meter.js';
 
 /**
  * Where the engine's work comes from: the crawl's frontier, or the revisit schedule's due pages.
@@ -33,6 +34,8 @@ export interface EngineOptions<W> {
   now?: () => number;
   /** Waits `ms` on that clock; default a timer that a settle or stop() cuts short. A test clock advances itself. */
   sleep?: (ms: number) => Promise<void>;
+  /** Told when items enter and leave the pipeline, and why free slots wait (pipeline-meter.ts). */
+  meter?: PipelineMeter;
 }
 
 /**
@@ -101,9 +104,11 @@ export class Engine<W> {
         if (room > 0 && (room >= this.least || this.handling === 0)) {
           const next = await this.o.source.claim(room, this.now());
           if (next.kind === 'urls') {
+            this.o.meter?.waiting(null);
             for (const w of next.leases) this.dispatch(w);
             continue;
           }
+          this.o.meter?.waiting(next.kind === 'hold' ? 'order' : next.kind === 'wait' ? 'politeness' : 'other');
           if (next.kind === 'empty' && this.inFlight.size === 0) break;
           // items in flight may still turn out not to count (a retry, robots.txt): wait for them
           if (next.kind === 'budget' && this.inFlight.size === 0) {
@@ -112,7 +117,7 @@ export class Engine<W> {
           }
           if (next.kind === 'wait') waitUntil = next.until;
           if (next.kind === 'hold') waitUntil = next.until ?? Infinity; // a settle wakes the loop
-        }
+        } else this.o.meter?.waiting(room > 0 ? 'other' : null);
         if (this.fatal || this.stopping) continue;
         await this.sleep(waitUntil - this.now());
       }
@@ -128,10 +133,12 @@ export class Engine<W> {
 
   private dispatch(w: W): void {
     this.handling++;
+    this.o.meter?.pipeline(1);
     const settle = (how: Settlement) => {
       const s = this.o.source.settle(w, how, this.now());
       // the slot is free: the loop may claim now (a shared frontier sends the settle with that claim)
       this.handling--;
+      this.o.meter?.pipeline(-1);
       this.wake?.();
       return s;
     };

@@ -13,6 +13,7 @@ import { intakeLinks, linkHash, type IntakeAnswer } from './link-intake.js';
 import type { LookupGate } from './lookup-gate.js';
 import type { StrategyTiming } from './strategy-timing.js';
 import type { LinksCut, PageAnalysis } from './page-analysis.js';
+import type { PipelineMeter } from './pipeline-meter.js';
 import { HTML_TYPES } from '../fetch/html-types.js';
 import type { NearDupIndex } from '../dedup/near-dup-index.js';
 import { fingerprintOf } from '../dedup/simhash.js';
@@ -40,6 +41,8 @@ export interface ProcessorDeps {
   followDuplicateLinks: boolean;
   /** `scope.languages` (null: any language): a page detected in another one is out of scope. */
   languages: ReadonlySet<string> | null;
+  /** Hears when pages wait for or are in analysis (the crawl's pipeline figures); absent: not measured. */
+  meter?: PipelineMeter;
 }
 
 /** What one page added to the crawl, for stats and events. */
@@ -79,9 +82,14 @@ export async function processFetch(deps: ProcessorDeps, item: Lease, res: FetchR
   if (res.status > 0 && (res.body.length > 0 || html)) {
     const anchors = html ? (item.anchors ? [...item.anchors] : await store.anchorsTo(item.id)) : [];
     if (html && item.anchor && !anchors.includes(item.anchor)) anchors.push(item.anchor);
-    analysis = await deps.analyzers.analyze({
-      url: item.url, host: item.host, body: res.body, contentType: res.headers['content-type'] ?? null, html, anchors,
-    });
+    deps.meter?.stage('analysing', 1);
+    try {
+      analysis = await deps.analyzers.analyze({
+        url: item.url, host: item.host, body: res.body, contentType: res.headers['content-type'] ?? null, html, anchors,
+      });
+    } finally {
+      deps.meter?.stage('analysing', -1);
+    }
   }
   const turn = deps.lookups.turn();
   try {

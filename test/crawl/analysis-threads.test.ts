@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { defaultAnalysisThreads } from '../../src/crawl/analyzer-pool.js';
+import type { PipelineSummary } from '../../src/crawl/pipeline-meter.js';
 import { repoRoot } from '../helpers/crawl-corpus.js';
 import { runCli } from '../helpers/run-cli.js';
 import { suiteTmpDir } from '../helpers/tmp.js';
@@ -33,7 +34,7 @@ describe('analysis threads', () => {
       '--set', 'politeness.delay_ms=0', '--set', 'politeness.concurrency=1', ...flags], { timeoutMs: 120_000 });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const summary = JSON.parse(r.stdout) as { fetched: number; relevant: number; analysisThreads: number };
+    const summary = JSON.parse(r.stdout) as { fetched: number; relevant: number; analysisThreads: number; pipeline: PipelineSummary };
     const store = new Database(db, { readonly: true });
     try {
       const pages = store.prepare('SELECT url, urls.status, relevance, relevant, lang, hex(simhash) AS simhash, title FROM urls JOIN responses ON responses.url_id = urls.id ORDER BY fetch_seq').all();
@@ -56,7 +57,41 @@ describe('analysis threads', () => {
       expect(other.pages).toEqual(inline.pages);
       expect(other.summary.relevant).toBe(inline.summary.relevant);
     }
+    // the pipeline's figures: one page at a time, some of it fetching and some at analysis; the
+    // analysis threads' busy share only where there are threads
+    for (const { summary } of [inline, one, three, byDefault]) {
+      const p = summary.pipeline;
+      expect(p.concurrency).toBe(1);
+      expect(p.meanInFlight).toBeGreaterThan(0);
+      expect(p.meanInFlight).toBeLessThanOrEqual(1);
+      expect(p.meanFetching).toBeGreaterThan(0);
+      expect(p.meanAnalysing).toBeGreaterThan(0);
+      expect(p.meanFetching + p.meanAnalysing).toBeLessThanOrEqual(p.meanInFlight + 1e-9);
+      expect(p.idleSlots.order + p.idleSlots.politeness + p.idleSlots.other).toBeLessThanOrEqual(1 - p.meanInFlight + 1e-9);
+      expect(p.crawlThreadBusy).toBeGreaterThan(0);
+      expect(p.crawlThreadBusy).toBeLessThanOrEqual(1);
+    }
+    expect(inline.summary.pipeline.analysisThreadsBusy).toBeNull();
+    for (const { summary } of [one, three]) {
+      expect(summary.pipeline.analysisThreadsBusy).toBeGreaterThan(0);
+      expect(summary.pipeline.analysisThreadsBusy).toBeLessThanOrEqual(1);
+    }
   }, 240_000);
+
+  it('the summary for a terminal says how full the pipeline was and how busy the threads', async () => {
+    const r = await runCli(['crawl', topic, '--corpus', corpus, '--db', join(dir, 'text.db'), '--max-pages', '20',
+      '--set', 'politeness.delay_ms=0', '--set', 'politeness.concurrency=4', '--analysis-threads', '1'], { timeoutMs: 120_000 });
+    expect(r.code).toBe(0);
+    const m = /\n  pipeline +(\d+\.\d) of 4 pages in flight on average \((\d+\.\d) fetching, (\d+\.\d) at analysis\); empty slots: (\d+\.\d) held for best-first order, (\d+\.\d) for politeness, (\d+\.\d) nothing to fetch; busy: crawl thread (\d+)%, analysis threads (\d+)%\n/.exec(r.stdout);
+    expect(m, r.stdout).not.toBeNull();
+    const [inFlight, fetching, analysing, order, politeness, other] = m!.slice(1, 7).map(Number);
+    expect(inFlight).toBeGreaterThan(0);
+    expect(inFlight).toBeLessThanOrEqual(4);
+    // (each figure rounded to a tenth)
+    expect(fetching + analysing).toBeLessThanOrEqual(inFlight + 0.1);
+    expect(order + politeness + other).toBeLessThanOrEqual(4 - inFlight + 0.2);
+    expect(Number(m![8])).toBeGreaterThan(0);
+  }, 120_000);
 
   it('a count that is not a whole number from 0 to 64 is a usage error', async () => {
     for (const bad of ['-1', '1.5', '65', 'many']) {

@@ -176,7 +176,12 @@ describe('a crawl shared by worker processes on Redis', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(harvestOf([segs]).fetched).toBe(BUDGET);
     // each worker process analyses with its share of the machine's cores (all of them together here)
-    expect((JSON.parse(again.stdout) as { analysisThreads: number }).analysisThreads).toBe(2 * defaultAnalysisThreads(availableParallelism(), 2));
+    const summary = JSON.parse(again.stdout) as { analysisThreads: number; pipeline: { concurrency: number; meanInFlight: number } };
+    expect(summary.analysisThreads).toBe(2 * defaultAnalysisThreads(availableParallelism(), 2));
+    // the pipelines of the two processes as one: both limits (the topic's 16 each), both processes' pages in flight
+    expect(summary.pipeline.concurrency).toBe(2 * 16);
+    expect(summary.pipeline.meanInFlight).toBeGreaterThan(0);
+    expect(summary.pipeline.meanInFlight).toBeLessThanOrEqual(2 * 16);
     const pages = pagesOf(hits).map((r) => `${r.host}${r.path}`);
     expect(new Set(pages).size).toBe(pages.length);
     expect(pages.length).toBe(BUDGET);

@@ -1,0 +1,117 @@
+/** The stages of a page in the crawl's pipeline that the meter follows (the rest of its time: robots.txt, recording). */
+export type PipelineStage = 'fetching' | 'analysing';
+
+/** Why the engine left free slots empty: the frontier's answer to its last claim (engine.ts). */
+export type IdleReason = 'order' | 'politeness' | 'other';
+
+/**
+ * How full the crawl's pipeline was over a run: time-weighted means, so that they can be read
+ * against `politeness.concurrency` and against each other (all in pages, or slots).
+ */
+export interface PipelineSummary {
+  /** The crawl's limit of pages in the pipeline (`politeness.concurrency`; `--workers`: all processes'). */
+  concurrency: number;
+  /** Pages in the pipeline on average: claimed and not yet recorded. */
+  meanInFlight: number;
+  /** Of those, pages whose request was in flight. */
+  meanFetching: number;
+  /** Of those, pages waiting for their analysis or being analysed. */
+  meanAnalysing: number;
+  /**
+   * Free slots left empty on average, by why the frontier had no URL for them: `order`, a URL was
+   * held back for best-first order (better ones wait only for requests in flight: see BusyHosts);
+   * `politeness`, every host with queued URLs was waiting for its delay or back-off; `other`, nothing
+   * queued while pages were still in flight, the budget reached, or too few slots free to claim.
+   */
+  idleSlots: Record<IdleReason, number>;
+  /** Share of the run's time the crawl's thread was busy (its event loop utilisation). */
+  crawlThreadBusy: number;
+  /** Share of their time the analysis threads were busy, on average; null when pages were analysed on the crawl's thread. */
+  analysisThreadsBusy: number | null;
+}
+
+/**
+ * Measures the pipeline's levels as they change (the engine and the page pipeline call it): each
+ * level's area under the curve over time, and the free slots' while the engine waits, by reason.
+ * A few clock reads a page.
+ */
+export class PipelineMeter {
+  private readonly start: number;
+  private last: number;
+  private inFlight = 0;
+  private readonly level: Record<PipelineStage, number> = { fetching: 0, analysing: 0 };
+  private inFlightArea = 0;
+  private readonly area: Record<PipelineStage, number> = { fetching: 0, analysing: 0 };
+  private readonly idleArea: Record<IdleReason, number> = { order: 0, politeness: 0, other: 0 };
+  private idle: IdleReason | null = null;
+
+  constructor(private readonly concurrency: number, private readonly now: () => number = () => performance.now()) {
+    this.start = this.last = now();
+  }
+
+  /** A page entered (+1) or left (-1) the pipeline. */
+  pipeline(delta: 1 | -1): void {
+    this.advance();
+    this.inFlight += delta;
+  }
+
+  /** A page entered or left a stage. */
+  stage(stage: PipelineStage, delta: 1 | -1): void {
+    this.advance();
+    this.level[stage] += delta;
+  }
+
+  /** The engine waits with its free slots empty for this reason, or (null) is not waiting for the frontier. */
+  waiting(reason: IdleReason | null): void {
+    if (reason === this.idle) return;
+    this.advance();
+    this.idle = reason;
+  }
+
+  /** The means from the start to now. */
+  summary(busy: { crawlThread: number; analysisThreads: number | null }): PipelineSummary {
+    this.advance();
+    const span = this.last - this.start;
+    const mean = (area: number) => (span > 0 ? area / span : 0);
+    return {
+      concurrency: this.concurrency,
+      meanInFlight: mean(this.inFlightArea),
+      meanFetching: mean(this.area.fetching),
+      meanAnalysing: mean(this.area.analysing),
+      idleSlots: { order: mean(this.idleArea.order), politeness: mean(this.idleArea.politeness), other: mean(this.idleArea.other) },
+      crawlThreadBusy: busy.crawlThread,
+      analysisThreadsBusy: busy.analysisThreads,
+    };
+  }
+
+  private advance(): void {
+    const t = this.now();
+    const dt = t - this.last;
+    if (dt <= 0) return;
+    this.inFlightArea += this.inFlight * dt;
+    this.area.fetching += this.level.fetching * dt;
+    this.area.analysing += this.level.analysing * dt;
+    if (this.idle) this.idleArea[this.idle] += Math.max(0, this.concurrency - this.inFlight) * dt;
+    this.last = t;
+  }
+}
+
+/**
+ * The pipeline of several crawl processes of one crawl (`--workers`) as one: their limits, pages and
+ * idle slots added up (their runs overlap), their threads' busy shares averaged.
+ */
+export function combinePipelines(xs: (PipelineSummary | null)[]): PipelineSummary | null {
+  const ps = xs.filter((x): x is PipelineSummary => x !== null);
+  if (ps.length === 0) return null;
+  const sum = (f: (p: PipelineSummary) => number) => ps.reduce((s, p) => s + f(p), 0);
+  const analysed = ps.filter((p) => p.analysisThreadsBusy !== null);
+  return {
+    concurrency: sum((p) => p.concurrency),
+    meanInFlight: sum((p) => p.meanInFlight),
+    meanFetching: sum((p) => p.meanFetching),
+    meanAnalysing: sum((p) => p.meanAnalysing),
+    idleSlots: { order: sum((p) => p.idleSlots.order), politeness: sum((p) => p.idleSlots.politeness), other: sum((p) => p.idleSlots.other) },
+    crawlThreadBusy: sum((p) => p.crawlThreadBusy) / ps.length,
+    analysisThreadsBusy: analysed.length ? analysed.reduce((s, p) => s + p.analysisThreadsBusy!, 0) / analysed.length : null,
+  };
+}
