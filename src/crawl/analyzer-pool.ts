@@ -144,6 +144,14 @@ export class AnalyzerPool {
     return sum / this.workers.length;
   }
 
+  /** How long the threads were busy in all, in seconds; null as for {@link busy}. */
+  busySeconds(): number | null {
+    if (this.workers.length === 0) return null;
+    let ms = 0;
+    for (const s of this.workers) ms += s.w.performance.eventLoopUtilization().active;
+    return ms / 1000;
+  }
+
   /** Sends a thread the pages waiting in its outbox. */
   private send(slot: Slot): void {
     if (slot.outbox.length === 0) return;

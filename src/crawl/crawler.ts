@@ -17,7 +17,7 @@ import { analysisConfig, fetcherOptions, normalizeOptions, processorDeps, retryS
 import { closeCrawlState, openCrawlState } from './crawl-state.js';
 import { Serial } from './serial.js';
 import { Engine } from './engine.js';
-import { PipelineMeter, type PipelineSummary } from './pipeline-meter.js';
+import { PipelineMeter, type PipelineReading, type PipelineSummary } from './pipeline-meter.js';
 import type { CrawlBackend, CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { CrawlStats } from './crawl-stats.js';
 import { processFetch, type ProcessorDeps } from './page-processor.js';
@@ -49,6 +49,11 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private deps!: ProcessorDeps;
   /** How full the pipeline was in this run (the summary's `pipeline`): taken as the run ends. */
   private pipeline: PipelineSummary | null = null;
+  /** The run's pipeline meter and the crawl thread's event loop reading at its start (null: not started). */
+  private meter: PipelineMeter | null = null;
+  private busySince: ReturnType<typeof performance.eventLoopUtilization> | null = null;
+  /** The threads' busy seconds when the run ended (then the analysis threads are gone). */
+  private busyAtEnd: PipelineReading['busySeconds'] | null = null;
   private readonly analyzers: AnalyzerPool;
   /** Relevance feedback (`relevance.feedback`), or null: off. */
   private readonly feedback: FeedbackTrigger | null = null;
@@ -141,6 +146,16 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   }
 
   /**
+   * The pipeline's running totals and the threads' busy seconds in this run, for monitoring
+   * (Prometheus counters); null before the run starts. After the run, as it ended.
+   */
+  pipelineTotals(): PipelineReading | null {
+    if (!this.meter || !this.busySince) return null;
+    const busySeconds = this.busyAtEnd ?? { crawl: performance.eventLoopUtilization(this.busySince).active / 1000, analysis: this.analyzers.busySeconds() };
+    return { ...this.meter.totals(), busySeconds };
+  }
+
+  /**
    * The frontier's hosts by scheduling state now (Frontier.hostStates), for monitoring; null before
    * the crawl opened its frontier or once it is closed.
    */
@@ -159,15 +174,13 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     const cfg = this.opts.config;
     let tick: NodeJS.Timeout | null = null;
     let reason: StopReason = 'done';
-    let meter: PipelineMeter | null = null;
-    let busySince: ReturnType<typeof performance.eventLoopUtilization> | null = null;
     try {
       await this.open();
       this.lastSize = await this.frontier.size();
       this.emit('start', { resumed: this.resumed, queued: this.lastSize, fetched: this.stats.fetched });
       tick = setInterval(() => void this.tick(), this.opts.progressEveryMs ?? 1000);
-      meter = this.deps.meter = new PipelineMeter(cfg.politeness.concurrency);
-      busySince = performance.eventLoopUtilization();
+      const meter = (this.meter = this.deps.meter = new PipelineMeter(cfg.politeness.concurrency));
+      this.busySince = performance.eventLoopUtilization();
       this.engine = new Engine<Lease>({
         source: this.frontier, concurrency: cfg.politeness.concurrency, handle: (lease) => this.handle(lease), meter,
         settled: (lease, current) => {
@@ -195,8 +208,11 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         await this.tick();
       }
       this.emit('end', { reason });
-      if (meter && busySince) {
-        this.pipeline = meter.summary({ crawlThread: performance.eventLoopUtilization(busySince).utilization, analysisThreads: this.analyzers.busy() });
+      if (this.meter && this.busySince) {
+        this.meter.end();
+        const crawlThread = performance.eventLoopUtilization(this.busySince);
+        this.busyAtEnd = { crawl: crawlThread.active / 1000, analysis: this.analyzers.busySeconds() };
+        this.pipeline = this.meter.summary({ crawlThread: crawlThread.utilization, analysisThreads: this.analyzers.busy() });
       }
       if (this.ownsFetcher) await this.fetcher.close();
       await this.analyzers.close();

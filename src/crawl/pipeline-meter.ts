@@ -31,6 +31,21 @@ export interface PipelineSummary {
 }
 
 /**
+ * The meter's running totals, for monitoring (Prometheus counters: their rates over a window are
+ * the window's means): page-seconds at each stage, and slot-seconds left empty by why.
+ */
+export interface PipelineTotals {
+  pageSeconds: { inFlight: number; fetching: number; analysing: number };
+  emptySlotSeconds: Record<IdleReason, number>;
+}
+
+/** A crawl's pipeline totals with its threads' busy time, as monitoring reads them (Crawler.pipelineTotals). */
+export interface PipelineReading extends PipelineTotals {
+  /** Seconds the crawl's thread was busy since the run started; the analysis threads' together (null: none). */
+  busySeconds: { crawl: number; analysis: number | null };
+}
+
+/**
  * Measures the pipeline's levels as they change (the engine and the page pipeline call it): each
  * level's area under the curve over time, and the free slots' while the engine waits, by reason.
  * A few clock reads a page.
@@ -44,6 +59,7 @@ export class PipelineMeter {
   private readonly area: Record<PipelineStage, number> = { fetching: 0, analysing: 0 };
   private readonly idleArea: Record<IdleReason, number> = { order: 0, politeness: 0, other: 0 };
   private idle: IdleReason | null = null;
+  private ended = false;
 
   constructor(private readonly concurrency: number, private readonly now: () => number = () => performance.now()) {
     this.start = this.last = now();
@@ -68,7 +84,23 @@ export class PipelineMeter {
     this.idle = reason;
   }
 
-  /** The means from the start to now. */
+  /** The totals so far (see {@link PipelineTotals}); after end(), as they were then. */
+  totals(): PipelineTotals {
+    this.advance();
+    const s = (ms: number) => ms / 1000;
+    return {
+      pageSeconds: { inFlight: s(this.inFlightArea), fetching: s(this.area.fetching), analysing: s(this.area.analysing) },
+      emptySlotSeconds: { order: s(this.idleArea.order), politeness: s(this.idleArea.politeness), other: s(this.idleArea.other) },
+    };
+  }
+
+  /** The run ended: the figures stop here. */
+  end(): void {
+    this.advance();
+    this.ended = true;
+  }
+
+  /** The means from the start to now (to the end, after end()). */
   summary(busy: { crawlThread: number; analysisThreads: number | null }): PipelineSummary {
     this.advance();
     const span = this.last - this.start;
@@ -85,6 +117,7 @@ export class PipelineMeter {
   }
 
   private advance(): void {
+    if (this.ended) return;
     const t = this.now();
     const dt = t - this.last;
     if (dt <= 0) return;

@@ -5,12 +5,15 @@ import type { CrawlEvents, PageEvent, ProgressSnapshot, StopReason, TypedEmitter
 import type { FetchResult } from '../fetch/fetcher.js';
 import type { CheckEvent } from '../revisit/recrawl-types.js';
 import type { HostStates } from '../frontier/frontier.js';
+import type { PipelineReading } from '../crawl/pipeline-meter.js';
 import { inHarvest, LiveStatus, type StatusMeta } from './live-status.js';
 import type { StatusJson } from './status-json.js';
 
 /** What the metrics watch: a crawl's events, and its frontier's host states on demand (a Crawler). */
 export interface MetricsSubject extends TypedEmitter<CrawlEvents> {
   hostStates(): Promise<HostStates | null>;
+  /** The pipeline's running totals (a crawl; absent for a recrawl), null before its run starts. */
+  pipelineTotals?(): PipelineReading | null;
 }
 
 /** `2xx` … `5xx` by an HTTP status; `none` when there was no response (status 0), `other` outside 100–599. */
@@ -82,6 +85,21 @@ export class CrawlMetrics implements PageHook, StrategyTiming {
       const h = await self.hostStates();
       if (h) for (const state of ['waiting', 'sleeping', 'suspended'] as const) this.set({ state }, h[state]);
     } });
+    // the pipeline's totals, read when scraped: their rate over a window is the window's mean
+    // (pages at each stage, empty slots, busy threads)
+    const fromPipeline = (name: string, help: string, label: string, read: (r: PipelineReading) => Record<string, number | null>) =>
+      new Counter({ name: `${P}${name}`, help, labelNames: [label], registers, collect() {
+        const r = self.subject?.pipelineTotals?.();
+        if (!r) return;
+        this.reset();
+        for (const [k, v] of Object.entries(read(r))) if (v !== null) this.inc({ [label]: k }, v);
+      } });
+    fromPipeline('pipeline_page_seconds_total', 'Pages in the crawl\'s pipeline integrated over time (rate: pages on average), by stage: in_flight (claimed, not yet recorded), of them fetching and analysing (waiting for or in analysis)', 'stage',
+      (r) => ({ in_flight: r.pageSeconds.inFlight, fetching: r.pageSeconds.fetching, analysing: r.pageSeconds.analysing }));
+    fromPipeline('pipeline_empty_slot_seconds_total', 'Free slots of politeness.concurrency left empty, integrated over time (rate: empty slots on average), by why: order (held for best-first order), politeness (every host waiting for its delay), other (nothing to fetch)', 'reason',
+      (r) => ({ order: r.emptySlotSeconds.order, politeness: r.emptySlotSeconds.politeness, other: r.emptySlotSeconds.other }));
+    fromPipeline('thread_busy_seconds_total', 'Seconds the crawl\'s thread and the page-analysis threads (together) were busy since the run started (rate: busy share; analysis absent when pages are analysed on the crawl\'s thread)', 'thread',
+      (r) => ({ crawl: r.busySeconds.crawl, analysis: r.busySeconds.analysis }));
     new Gauge({ name: `${P}crawl_info`, help: 'The crawl this process works on: its topic and strategy (value 1)', labelNames: ['topic', 'strategy'], registers })
       .set({ topic: meta.topic, strategy: meta.strategy }, 1);
   }

@@ -57,6 +57,24 @@ describe('PipelineMeter', () => {
     expect(s.idleSlots).toEqual({ order: 0, politeness: 0, other: 0 });
   });
 
+  it('keeps running totals in seconds for monitoring, which stop growing when the run ends', () => {
+    const c = manualClock();
+    const m = new PipelineMeter(3, c.now);
+    m.pipeline(1);
+    m.stage('analysing', 1);
+    m.waiting('politeness');
+    c.to(500);
+    expect(m.totals()).toEqual({ pageSeconds: { inFlight: 0.5, fetching: 0, analysing: 0.5 }, emptySlotSeconds: { order: 0, politeness: 1, other: 0 } });
+    c.to(1000);
+    m.end();
+    const atEnd = m.totals();
+    expect(atEnd.pageSeconds.inFlight).toBeCloseTo(1);
+    expect(atEnd.emptySlotSeconds.politeness).toBeCloseTo(2);
+    c.to(5000);
+    expect(m.totals()).toEqual(atEnd);
+    expect(m.summary({ crawlThread: 0, analysisThreads: null }).meanInFlight).toBeCloseTo(1);
+  });
+
   it('combines several processes: limits, pages and empty slots added, busy shares averaged', () => {
     const p = (n: number, busy: number | null): PipelineSummary => ({
       concurrency: 8, meanInFlight: n, meanFetching: n / 2, meanAnalysing: n / 4, idleSlots: { order: 1, politeness: n, other: 0.5 },

@@ -38,6 +38,9 @@ const FAMILIES: Record<string, { type: string; labels: string[] }> = {
   topicrawl_discovery_rate: { type: 'gauge', labels: [] },
   topicrawl_frontier_hosts: { type: 'gauge', labels: ['state'] },
   topicrawl_crawl_info: { type: 'gauge', labels: ['strategy', 'topic'] },
+  topicrawl_pipeline_page_seconds_total: { type: 'counter', labels: ['stage'] },
+  topicrawl_pipeline_empty_slot_seconds_total: { type: 'counter', labels: ['reason'] },
+  topicrawl_thread_busy_seconds_total: { type: 'counter', labels: ['thread'] },
 };
 
 function checkFormat(s: Scrape): void {
@@ -146,6 +149,29 @@ describe('crawl metrics (Prometheus, /metrics)', () => {
     expect(valueOf(end, 'topicrawl_discovery_rate')).toBeCloseTo(summary.discoveryRate, 12);
     expect(valueOf(end, 'topicrawl_crawl_info', { topic: 'metrics', strategy: summary.strategy })).toBe(1);
     expect(valueOf(end, 'topicrawl_frontier_hosts', { state: 'suspended' })).toBe(0);
+    // the pipeline's totals: the same areas as the summary's means (their ratios are equal), growing
+    // from the scrape during the crawl to the end
+    const stage = (x: Scrape, k: string) => valueOf(x, 'topicrawl_pipeline_page_seconds_total', { stage: k });
+    const empty = (x: Scrape, k: string) => valueOf(x, 'topicrawl_pipeline_empty_slot_seconds_total', { reason: k });
+    const busy = (x: Scrape, k: string) => valueOf(x, 'topicrawl_thread_busy_seconds_total', { thread: k });
+    const p = summary.pipeline!;
+    const inFlight = stage(end, 'in_flight');
+    expect(inFlight).toBeGreaterThan(0);
+    expect(stage(end, 'fetching') + stage(end, 'analysing')).toBeLessThanOrEqual(inFlight + 1e-9);
+    expect(stage(end, 'fetching') / inFlight).toBeCloseTo(p.meanFetching / p.meanInFlight, 9);
+    expect(stage(end, 'analysing') / inFlight).toBeCloseTo(p.meanAnalysing / p.meanInFlight, 9);
+    for (const [reason, mean] of [['order', p.idleSlots.order], ['politeness', p.idleSlots.politeness], ['other', p.idleSlots.other]] as const) {
+      expect(empty(end, reason) / inFlight).toBeCloseTo(mean / p.meanInFlight, 9);
+    }
+    // 3 hosts, 4 slots, 120 ms between two requests to a host: slots wait for politeness
+    expect(empty(end, 'politeness')).toBeGreaterThan(0);
+    expect(busy(end, 'crawl')).toBeGreaterThan(0);
+    expect(busy(end, 'analysis')).toBeGreaterThan(0);
+    for (const [name, key, k] of [['topicrawl_pipeline_page_seconds_total', 'stage', 'in_flight'], ['topicrawl_thread_busy_seconds_total', 'thread', 'crawl']] as const) {
+      expect(valueOf(during, name, { [key]: k })).toBeGreaterThan(0);
+      expect(valueOf(during, name, { [key]: k })).toBeLessThanOrEqual(valueOf(end, name, { [key]: k }));
+    }
+
     // every fetch is timed (no retries here: one per page); the strategy's calls as the crawl made them
     expect(fetches).toBe(summary.fetched);
     expect(histCount(end, 'topicrawl_fetch_duration_seconds')).toBe(fetches);
