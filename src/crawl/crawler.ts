@@ -17,7 +17,7 @@ import { analysisConfig, fetcherOptions, normalizeOptions, processorDeps, retryS
 import { closeCrawlState, openCrawlState } from './crawl-state.js';
 import { Serial } from './serial.js';
 import { Engine } from './engine.js';
-import { PipelineMeter, type PipelineReading, type PipelineSummary } from './pipeline-meter.js';
+import { RunPipeline, type PipelineReading, type PipelineSummary } from './pipeline-meter.js';
 import type { CrawlBackend, CrawlerOptions, CrawlSummary } from './crawl-types.js';
 import { CrawlStats } from './crawl-stats.js';
 import { processFetch, type ProcessorDeps } from './page-processor.js';
@@ -47,13 +47,9 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
   private readonly retry: RetryPolicy;
   private readonly suspended = new Set<string>();
   private deps!: ProcessorDeps;
-  /** How full the pipeline was in this run (the summary's `pipeline`): taken as the run ends. */
-  private pipeline: PipelineSummary | null = null;
-  /** The run's pipeline meter and the crawl thread's event loop reading at its start (null: not started). */
-  private meter: PipelineMeter | null = null;
-  private busySince: ReturnType<typeof performance.eventLoopUtilization> | null = null;
-  /** The threads' busy seconds when the run ended (then the analysis threads are gone). */
-  private busyAtEnd: PipelineReading['busySeconds'] | null = null;
+  /** The run's pipeline figures (null: the run has not started), and their summary once it ended. */
+  private pipeline: RunPipeline | null = null;
+  private pipelineSummary: PipelineSummary | null = null;
   private readonly analyzers: AnalyzerPool;
   /** Relevance feedback (`relevance.feedback`), or null: off. */
   private readonly feedback: FeedbackTrigger | null = null;
@@ -150,9 +146,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
    * (Prometheus counters); null before the run starts. After the run, as it ended.
    */
   pipelineTotals(): PipelineReading | null {
-    if (!this.meter || !this.busySince) return null;
-    const busySeconds = this.busyAtEnd ?? { crawl: performance.eventLoopUtilization(this.busySince).active / 1000, analysis: this.analyzers.busySeconds() };
-    return { ...this.meter.totals(), busySeconds };
+    return this.pipeline?.reading() ?? null;
   }
 
   /**
@@ -179,8 +173,8 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
       this.lastSize = await this.frontier.size();
       this.emit('start', { resumed: this.resumed, queued: this.lastSize, fetched: this.stats.fetched });
       tick = setInterval(() => void this.tick(), this.opts.progressEveryMs ?? 1000);
-      const meter = (this.meter = this.deps.meter = new PipelineMeter(cfg.politeness.concurrency));
-      this.busySince = performance.eventLoopUtilization();
+      this.pipeline = new RunPipeline(cfg.politeness.concurrency, this.analyzers);
+      const meter = (this.deps.meter = this.pipeline.meter);
       this.engine = new Engine<Lease>({
         source: this.frontier, concurrency: cfg.politeness.concurrency, handle: (lease) => this.handle(lease), meter,
         settled: (lease, current) => {
@@ -208,12 +202,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         await this.tick();
       }
       this.emit('end', { reason });
-      if (this.meter && this.busySince) {
-        this.meter.end();
-        const crawlThread = performance.eventLoopUtilization(this.busySince);
-        this.busyAtEnd = { crawl: crawlThread.active / 1000, analysis: this.analyzers.busySeconds() };
-        this.pipeline = this.meter.summary({ crawlThread: crawlThread.utilization, analysisThreads: this.analyzers.busy() });
-      }
+      if (this.pipeline) this.pipelineSummary = this.pipeline.end(); // (before the analysis threads close)
       if (this.ownsFetcher) await this.fetcher.close();
       await this.analyzers.close();
       try {
@@ -246,7 +235,7 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
     return this.stats.summary(await this.store.counters(), {
       reason, db: this.opts.dbPath, topic: this.opts.config.name, strategy: this.strategy.name, resumed: this.resumed,
       suspendedHosts: [...this.suspended], unreachable: this.attempted && !this.reached, feedback: this.feedback?.current ?? null,
-      analysisThreads: this.analyzers.threads, pipeline: this.pipeline,
+      analysisThreads: this.analyzers.threads, pipeline: this.pipelineSummary,
     });
   }
 

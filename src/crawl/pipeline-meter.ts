@@ -148,3 +148,43 @@ export function combinePipelines(xs: (PipelineSummary | null)[]): PipelineSummar
     analysisThreadsBusy: analysed.length ? analysed.reduce((s, p) => s + p.analysisThreadsBusy!, 0) / analysed.length : null,
   };
 }
+
+/** What a run's pipeline reads of its analysis threads (AnalyzerPool). */
+interface AnalysisThreads {
+  busy(): number | null;
+  busySeconds(): number | null;
+}
+
+/**
+ * One crawl run's pipeline figures: its meter, and the busy time of the crawl's thread (from the
+ * run's start) and of the analysis threads. end() takes the summary as the run ends, before the
+ * analysis threads are closed; reading() serves monitoring during the run and after.
+ */
+export class RunPipeline {
+  readonly meter: PipelineMeter;
+  private readonly since = performance.eventLoopUtilization();
+  private ended: { summary: PipelineSummary; busySeconds: PipelineReading['busySeconds'] } | null = null;
+
+  constructor(concurrency: number, private readonly analysis: AnalysisThreads) {
+    this.meter = new PipelineMeter(concurrency);
+  }
+
+  /** The run ended: stops the meter and returns the summary (the same on later calls). */
+  end(): PipelineSummary {
+    if (!this.ended) {
+      this.meter.end();
+      const crawl = performance.eventLoopUtilization(this.since);
+      this.ended = {
+        summary: this.meter.summary({ crawlThread: crawl.utilization, analysisThreads: this.analysis.busy() }),
+        busySeconds: { crawl: crawl.active / 1000, analysis: this.analysis.busySeconds() },
+      };
+    }
+    return this.ended.summary;
+  }
+
+  /** The running totals and busy seconds (after end(), as they were then). */
+  reading(): PipelineReading {
+    const busySeconds = this.ended?.busySeconds ?? { crawl: performance.eventLoopUtilization(this.since).active / 1000, analysis: this.analysis.busySeconds() };
+    return { ...this.meter.totals(), busySeconds };
+  }
+}

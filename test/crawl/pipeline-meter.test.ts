@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Settlement } from '../../src/frontier/frontier.js';
 import { Engine, type SourceClaim, type WorkSource } from '../../src/crawl/engine.js';
-import { combinePipelines, PipelineMeter, type PipelineSummary } from '../../src/crawl/pipeline-meter.js';
+import { combinePipelines, PipelineMeter, RunPipeline, type PipelineSummary } from '../../src/crawl/pipeline-meter.js';
 import { pipelineLine } from '../../src/cli/format.js';
 
 /** A clock the test moves by hand. */
@@ -105,6 +105,31 @@ describe('PipelineMeter', () => {
       concurrency: 1, meanInFlight: 1, meanFetching: 0.5, meanAnalysing: 0.5, idleSlots: { order: 0, politeness: 0, other: 0 },
       crawlThreadBusy: 0.9, analysisThreadsBusy: null,
     })).toMatch(/busy: crawl thread 90% \(analysis on it\)$/);
+  });
+});
+
+describe('RunPipeline', () => {
+  it('reads the analysis threads while the run goes on, and keeps what they were when it ended', async () => {
+    let threadSeconds = 0.25;
+    const run = new RunPipeline(2, { busy: () => 0.5, busySeconds: () => threadSeconds });
+    run.meter.pipeline(1);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(run.reading().busySeconds.analysis).toBe(0.25);
+    threadSeconds = 0.5;
+    expect(run.reading().busySeconds.analysis).toBe(0.5);
+    const summary = run.end();
+    expect(summary.analysisThreadsBusy).toBe(0.5);
+    expect(summary.meanInFlight).toBeGreaterThan(0.9);
+    expect(summary.crawlThreadBusy).toBeGreaterThanOrEqual(0);
+    expect(summary.crawlThreadBusy).toBeLessThanOrEqual(1);
+    // the threads are closed after the run: the figures stay as they were at its end
+    const atEnd = run.reading();
+    threadSeconds = 9;
+    await new Promise((r) => setTimeout(r, 10));
+    expect(run.reading()).toEqual(atEnd);
+    expect(atEnd.busySeconds.analysis).toBe(0.5);
+    expect(atEnd.pageSeconds.inFlight).toBeGreaterThan(0.015);
+    expect(run.end()).toBe(summary);
   });
 });
 

@@ -151,9 +151,11 @@ describe('crawl metrics (Prometheus, /metrics)', () => {
     expect(valueOf(end, 'topicrawl_frontier_hosts', { state: 'suspended' })).toBe(0);
     // the pipeline's totals: the same areas as the summary's means (their ratios are equal), growing
     // from the scrape during the crawl to the end
-    const stage = (x: Scrape, k: string) => valueOf(x, 'topicrawl_pipeline_page_seconds_total', { stage: k });
-    const empty = (x: Scrape, k: string) => valueOf(x, 'topicrawl_pipeline_empty_slot_seconds_total', { reason: k });
-    const busy = (x: Scrape, k: string) => valueOf(x, 'topicrawl_thread_busy_seconds_total', { thread: k });
+    // (a missing sample reads NaN, which every comparison below fails)
+    const value = (x: Scrape, name: string, labels: Record<string, string>) => valueOf(x, name, labels) ?? NaN;
+    const stage = (x: Scrape, k: string) => value(x, 'topicrawl_pipeline_page_seconds_total', { stage: k });
+    const empty = (x: Scrape, k: string) => value(x, 'topicrawl_pipeline_empty_slot_seconds_total', { reason: k });
+    const busy = (x: Scrape, k: string) => value(x, 'topicrawl_thread_busy_seconds_total', { thread: k });
     const p = summary.pipeline!;
     const inFlight = stage(end, 'in_flight');
     expect(inFlight).toBeGreaterThan(0);
@@ -168,8 +170,8 @@ describe('crawl metrics (Prometheus, /metrics)', () => {
     expect(busy(end, 'crawl')).toBeGreaterThan(0);
     expect(busy(end, 'analysis')).toBeGreaterThan(0);
     for (const [name, key, k] of [['topicrawl_pipeline_page_seconds_total', 'stage', 'in_flight'], ['topicrawl_thread_busy_seconds_total', 'thread', 'crawl']] as const) {
-      expect(valueOf(during, name, { [key]: k })).toBeGreaterThan(0);
-      expect(valueOf(during, name, { [key]: k })).toBeLessThanOrEqual(valueOf(end, name, { [key]: k }));
+      expect(value(during, name, { [key]: k })).toBeGreaterThan(0);
+      expect(value(during, name, { [key]: k })).toBeLessThanOrEqual(value(end, name, { [key]: k }));
     }
 
     // every fetch is timed (no retries here: one per page); the strategy's calls as the crawl made them
