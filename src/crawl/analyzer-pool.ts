@@ -134,22 +134,20 @@ export class AnalyzerPool {
   }
 
   /**
-   * The share of their lives the threads were busy (their event loop utilisation), on average;
-   * null when the pool analyses on the calling thread, or after close().
+   * How busy the threads were over their lives (their event loops): the share of the time, on
+   * average, and the seconds, all threads together; null when the pool analyses on the calling
+   * thread, or after close().
    */
-  busy(): number | null {
+  busy(): { share: number; seconds: number } | null {
     if (this.workers.length === 0) return null;
-    let sum = 0;
-    for (const s of this.workers) sum += s.w.performance.eventLoopUtilization().utilization;
-    return sum / this.workers.length;
-  }
-
-  /** How long the threads were busy in all, in seconds; null as for {@link busy}. */
-  busySeconds(): number | null {
-    if (this.workers.length === 0) return null;
+    let share = 0;
     let ms = 0;
-    for (const s of this.workers) ms += s.w.performance.eventLoopUtilization().active;
-    return ms / 1000;
+    for (const s of this.workers) {
+      const u = s.w.performance.eventLoopUtilization();
+      share += u.utilization;
+      ms += u.active;
+    }
+    return { share: share / this.workers.length, seconds: ms / 1000 };
   }
 
   /** Sends a thread the pages waiting in its outbox. */

@@ -151,8 +151,7 @@ export function combinePipelines(xs: (PipelineSummary | null)[]): PipelineSummar
 
 /** What a run's pipeline reads of its analysis threads (AnalyzerPool). */
 interface AnalysisThreads {
-  busy(): number | null;
-  busySeconds(): number | null;
+  busy(): { share: number; seconds: number } | null;
 }
 
 /**
@@ -174,9 +173,10 @@ export class RunPipeline {
     if (!this.ended) {
       this.meter.end();
       const crawl = performance.eventLoopUtilization(this.since);
+      const analysis = this.analysis.busy();
       this.ended = {
-        summary: this.meter.summary({ crawlThread: crawl.utilization, analysisThreads: this.analysis.busy() }),
-        busySeconds: { crawl: crawl.active / 1000, analysis: this.analysis.busySeconds() },
+        summary: this.meter.summary({ crawlThread: crawl.utilization, analysisThreads: analysis?.share ?? null }),
+        busySeconds: { crawl: crawl.active / 1000, analysis: analysis?.seconds ?? null },
       };
     }
     return this.ended.summary;
@@ -184,7 +184,7 @@ export class RunPipeline {
 
   /** The running totals and busy seconds (after end(), as they were then). */
   reading(): PipelineReading {
-    const busySeconds = this.ended?.busySeconds ?? { crawl: performance.eventLoopUtilization(this.since).active / 1000, analysis: this.analysis.busySeconds() };
+    const busySeconds = this.ended?.busySeconds ?? { crawl: performance.eventLoopUtilization(this.since).active / 1000, analysis: this.analysis.busy()?.seconds ?? null };
     return { ...this.meter.totals(), busySeconds };
   }
 }

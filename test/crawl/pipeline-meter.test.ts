@@ -111,7 +111,7 @@ describe('PipelineMeter', () => {
 describe('RunPipeline', () => {
   it('reads the analysis threads while the run goes on, and keeps what they were when it ended', async () => {
     let threadSeconds = 0.25;
-    const run = new RunPipeline(2, { busy: () => 0.5, busySeconds: () => threadSeconds });
+    const run = new RunPipeline(2, { busy: () => ({ share: 0.5, seconds: threadSeconds }) });
     run.meter.pipeline(1);
     await new Promise((r) => setTimeout(r, 20));
     expect(run.reading().busySeconds.analysis).toBe(0.25);
