@@ -7,13 +7,13 @@ import { memoPrepare, type PrepareFn } from '../relevance/keyword-matcher.js';
 import { Parse5Parser } from '../parse/html-parser.js';
 import type { KeywordModel } from '../relevance/keyword-scorer.js';
 import { createPageScorer, memoScoreText, type TextScorer } from './page-scorer.js';
+import { LinkMemo } from './link-memo.js';
 import type { LogisticModelData } from '../relevance/logistic-model.js';
 import type { ParsedPage } from '../parse/parser.js';
 import { compressBody } from '../store/body-codec.js';
 import { hostKey } from '../url/host.js';
 import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { createScope, type ScopeOptions } from '../url/scope.js';
-import { urlHash } from '../url/url-hash.js';
 
 /** The slice of the configuration page analysis needs (plain data: it crosses to worker threads). */
 export interface AnalysisConfig {
@@ -110,8 +110,8 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
   const parser = new Parse5Parser();
   const scorer = createPageScorer(cfg);
   const scoreText = memoScoreText(scorer);
-  const scope = createScope(cfg.scope, cfg.scopeOptions);
   const norm = cfg.normalize;
+  const linkMemo = new LinkMemo(norm, createScope(cfg.scope, cfg.scopeOptions));
   const maxLinks = cfg.maxLinksPerPage ?? Infinity;
   const shingles = cfg.simhash ?? null;
   const language = cfg.language === false ? null : new CldDetector();
@@ -151,8 +151,9 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
     const drop = (why: string) => (out.dropped[why] = (out.dropped[why] ?? 0) + 1);
     const byUrl = new Map<string, AnalyzedLink>();
     const add = (raw: string, text: string, context: string) => {
-      const url = tryNormalizeUrl(raw, norm);
-      if (!url) return drop('invalid');
+      const f = linkMemo.facts(raw);
+      const url = f.url;
+      if (url === null) return drop('invalid');
       const seen = byUrl.get(url);
       if (seen) {
         if (text && seen.anchor.length < MAX_ANCHOR_CHARS && !seen.anchor.includes(text)) {
@@ -162,10 +163,9 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
         return;
       }
       if (url === input.url) return drop('self');
-      const d = scope(url);
+      const d = linkMemo.scoped(f).scope!;
       if (!d.ok) return drop(d.reason);
-      // a copy with its own buffer: a pooled Buffer's slice would clone the whole pool slab to the main thread
-      byUrl.set(url, { url, hash: new Uint8Array(urlHash(url)), host: hostKey(url), anchor: text, anchorScore: 0, contextScore: scoreText(context) });
+      byUrl.set(url, { url, hash: linkMemo.hash(f), host: f.host, anchor: text, anchorScore: 0, contextScore: scoreText(context) });
     };
     if (page.canonical && cfg.followCanonical) {
       const canon = tryNormalizeUrl(page.canonical, norm);
@@ -174,8 +174,7 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
         add(canon, '', '');
       }
     }
-    const links = page.links.length > maxLinks ? page.links.slice(0, maxLinks) : page.links;
-    for (const l of links) {
+    for (const l of page.links.length > maxLinks ? page.links.slice(0, maxLinks) : page.links) {
       if (l.rel.includes('nofollow')) drop('nofollow');
       else add(l.url, l.text, l.context);
     }

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { LinkMemo } from '../../src/crawl/link-memo.js';
+import { createAnalyzer, type AnalysisConfig, type AnalysisInput } from '../../src/crawl/page-analysis.js';
+import { hostKey } from '../../src/url/host.js';
+import { tryNormalizeUrl, type NormalizeOptions } from '../../src/url/normalize.js';
+import { createScope } from '../../src/url/scope.js';
+import { urlHash } from '../../src/url/url-hash.js';
+
+const normalize: NormalizeOptions = { stripParams: ['utm_source'] };
+const scope = createScope({ hosts: ['a.test', 'b.test'], include: [], exclude: ['/private/'] }, { excludeTraps: true });
+
+const RAW = [
+  'http://a.test/x?b=2&a=1&utm_source=feed',
+  'HTTP://A.TEST:80/%7euser/',
+  'http://a.test/photo.JPG',
+  'http://c.test/elsewhere',
+  'http://b.test/private/page',
+  'http://b.test/calendar/2024/01/02/03/04/05/06/07/08/09/10',
+  'http://[::1',
+  'mailto:someone@a.test',
+  'http://b.test/ok.html#frag',
+];
+
+/** What analysis worked out for a URL before the memo: each step afresh. */
+function fresh(raw: string) {
+  const url = tryNormalizeUrl(raw, normalize);
+  if (url === null) return { url };
+  const d = scope(url);
+  return d.ok ? { url, scope: d, hash: Buffer.from(urlHash(url)).toString('hex'), host: hostKey(url) } : { url, scope: d };
+}
+
+function memoised(memo: LinkMemo, raw: string) {
+  const f = memo.facts(raw);
+  if (f.url === null) return { url: null };
+  const g = memo.scoped(f);
+  return g.scope!.ok ? { url: g.url, scope: g.scope, hash: Buffer.from(memo.hash(g)).toString('hex'), host: g.host } : { url: g.url, scope: g.scope };
+}
+
+describe('LinkMemo', () => {
+  it('gives what normalising, scoping and hashing afresh give, on first sight and after', () => {
+    const memo = new LinkMemo(normalize, scope);
+    for (let round = 0; round < 3; round++) for (const raw of RAW) expect(memoised(memo, raw), raw).toEqual(fresh(raw));
+    expect(memo.size).toBe(RAW.length);
+    // the cases are not all alike: some invalid, some out of scope for different reasons, some in scope
+    const kinds = new Set(RAW.map((r) => { const f = fresh(r); return f.url === null ? 'invalid' : f.scope.ok ? 'ok' : f.scope.reason; }));
+    expect(kinds.size).toBeGreaterThanOrEqual(4);
+  });
+
+  it('is emptied when full, and still answers the same; a hash handed out is not rewritten after', () => {
+    const memo = new LinkMemo(normalize, scope, 3);
+    const given: [string, Uint8Array][] = [];
+    for (let round = 0; round < 2; round++) {
+      for (const raw of RAW) {
+        expect(memoised(memo, raw)).toEqual(fresh(raw));
+        expect(memo.size).toBeLessThanOrEqual(3);
+        const f = memo.facts(raw);
+        if (f.url !== null && memo.scoped(f).scope!.ok) given.push([f.url, memo.hash(f)]);
+      }
+    }
+    expect(given.length).toBeGreaterThan(4);
+    for (const [url, h] of given) expect(Buffer.from(h).toString('hex')).toBe(Buffer.from(urlHash(url)).toString('hex'));
+  });
+
+  it('scopes a URL once however many pages link to it', () => {
+    let calls = 0;
+    const memo = new LinkMemo(normalize, (u) => (calls++, scope(u)));
+    for (let i = 0; i < 5; i++) memo.scoped(memo.facts('http://a.test/page'));
+    expect(calls).toBe(1);
+  });
+});
+
+describe('page analysis with the link memo', () => {
+  const cfg: AnalysisConfig = {
+    keywords: { star: 1, planet: 1 }, fields: { title: 1, headings: 1, anchor: 1, body: 1 },
+    scope: { hosts: ['a.test'], include: [], exclude: [] }, scopeOptions: {}, normalize: {}, followCanonical: true,
+  };
+  const page = (url: string, links: string[]): AnalysisInput => ({
+    url, host: 'a.test', contentType: 'text/html', html: true, anchors: [],
+    body: Buffer.from(`<html><body><p>star planet</p>${links.map((l, i) => `<a href="${l}">star ${i}</a>`).join(' ')}</body></html>`),
+  });
+  const a = page('http://a.test/a', ['/b', '/c?x=1', 'http://other.test/', '/a', '/b', 'pic.png']);
+  const b = page('http://a.test/b', ['/a', '/c?x=1', '/b', 'http://a.test/d']);
+
+  it('gives each page the links a fresh analyser gives it, whatever was analysed before', () => {
+    const shared = createAnalyzer(cfg);
+    for (const p of [a, b, a, b]) {
+      const got = shared(p);
+      const want = createAnalyzer(cfg)(p);
+      const plain = (x: typeof got) => ({ ...x, stored: null, links: x.links.map((l) => ({ ...l, hash: Buffer.from(l.hash).toString('hex') })) });
+      expect(plain(got)).toEqual(plain(want));
+    }
+    const links = shared(a).links.map((l) => l.url);
+    expect(links).toEqual(['http://a.test/b', 'http://a.test/c?x=1']); // self, other host and media dropped
+    expect(shared(a).dropped).toEqual({ self: 1, host: 1, media: 1 });
+  });
+});
