@@ -4,14 +4,17 @@ import { storeError } from './open-database.js';
 
 /**
  * The group's bounds by default (see {@link GroupCommit}): a group is committed after this many ms
- * or pages. Measured (`scripts/bench-crawl.ts`, 6,000 pages, 2026-12-03): 200 ms / 256 pages
- * against the earlier 50 / 64 halve the COMMITs' cost a page (the WAL frames of index pages that
- * several records of a group share are written once: 109 → 50 and 132 → 69 µs a page in two pairs
- * of runs) and the checkpoints'; a hard kill then loses up to 200 ms of recorded pages, fetched
- * again on resume.
+ * or pages. A COMMIT writes every page the group dirtied to the WAL once, however many records
+ * touched it, and the links' index (`links_to`, random in the target's id) dirties a page for most
+ * links once the file is large: at 100,000 pages of a 1,000-host corpus the COMMITs took 183 µs a
+ * page with 200 ms groups, 106 with 1 s groups (`scripts/bench-crawl.ts --corpus … --pages 100000`,
+ * 2026-12-04; the crawl's thread 1.17 → 1.04 ms of CPU a page, the WAL thread's checkpoints less too),
+ * and at 6,000 pages 49–60 against 27–33 µs. (Earlier, 200 ms / 256 pages against 50 / 64 had
+ * halved them: 109 → 50 µs.) The price: a hard kill loses up to 1 s of recorded pages, fetched again
+ * on resume; a shared crawl confirms a page done in Redis up to 1 s later (its host is freed at once).
  */
-export const COMMIT_EVERY_MS = 200;
-export const COMMIT_EVERY_PAGES = 256;
+export const COMMIT_EVERY_MS = 1000;
+export const COMMIT_EVERY_PAGES = 1024;
 
 /** What the store around a group does when the group commits or is lost. */
 export interface GroupHooks {

@@ -11,7 +11,7 @@ import type { UrlState } from '../frontier/url-state.js';
  *   is either wholly recorded or not at all (then its lease was never settled and the URL is served
  *   again).
  * - **Durable after the call returns** for pages of a group that was committed. The SQLite store
- *   commits in groups (every 200 ms or 256 pages, and on close); a crash loses at most the last group.
+ *   commits in groups (every second or 1,024 pages, and on close); a crash loses at most the last group.
  * - **Ids are the frontier's.** URL and host ids in records are the ids the frontier gave. A store
  *   that is a segment of a shared crawl (one file per worker) writes the rows of the URLs it records
  *   (the page, its link targets) under those ids, so segments merge by id.

@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/store/sqlite-store.js';
 import type { TopicInput } from '../../src/topic/topic-schema.js';
 import { crawlCorpus, readRows } from '../helpers/crawl-corpus.js';
 import { crawlKilledAfter, runCliProcess } from '../helpers/cli-process.js';
+import { COMMIT_EVERY_MS } from '../../src/store/sqlite-store.js';
 import { runCli } from '../helpers/run-cli.js';
 import { NEWS, writeDedupCorpus } from '../helpers/dedup-corpus.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
@@ -109,8 +110,10 @@ describe('near-duplicates and languages in a crawl', () => {
     const dir = tmpDir();
     const db = join(dir, 'k.db');
     const topicFile = join(dir, 'topic.yaml');
-    // 400 ms between two requests to a host: the crawl is killed between a1 and its copies
-    writeFileSync(topicFile, stringify(topic({ politeness: { delay_ms: 400, concurrency: 1, per_host_concurrency: 1, robots: false } })));
+    // 3 s between two requests to a host, longer than a commit group (COMMIT_EVERY_MS): the crawl is
+    // killed between a1 and its copies, once the first group, of 2 pages, is in the file
+    expect(COMMIT_EVERY_MS).toBeLessThan(3000);
+    writeFileSync(topicFile, stringify(topic({ politeness: { delay_ms: 3000, concurrency: 1, per_host_concurrency: 1, robots: false } })));
     await crawlKilledAfter(['crawl', topicFile, '--corpus', corpus, '--db', db], db, 2);
     // article 1's four pages: the one fetched before the kill (the seed's host waits its delay, so
     // it is news.example's or mirror.example's copy) is the original of the three fetched after it
