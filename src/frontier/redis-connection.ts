@@ -174,10 +174,14 @@ export class RedisConnection {
     if (!stream || stream.destroyed || !stream.writable) return;
     this.gathering = true;
     stream.cork();
-    setImmediate(() => {
-      this.gathering = false;
-      stream.uncork();
-    });
+    setImmediate(() => this.flush());
+  }
+
+  /** Writes the commands gathered so far now, not at the event loop's next turn. */
+  flush(): void {
+    if (!this.gathering) return;
+    this.gathering = false;
+    (this.client as unknown as { stream?: Socket }).stream?.uncork();
   }
 
   private error(what: string, cause?: unknown): TopicrawlError {

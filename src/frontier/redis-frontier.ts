@@ -57,6 +57,8 @@ export class RedisFrontier implements Frontier {
   private settles: { entry: Buffer; token: string; resolve: (ok: boolean) => void; reject: (e: unknown) => void }[] = [];
   private updates: { blob: Buffer; resolve: (r: IntakeResult) => void; reject: (e: unknown) => void }[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
+  /** A send of the pending confirmations is queued as a microtask (see {@link confirmSoon}). */
+  private confirming = false;
 
   private constructor(private readonly conn: RedisConnection, opts: RedisFrontierOptions) {
     this.prefix = crawlPrefix(opts.crawlId);
@@ -199,10 +201,31 @@ export class RedisFrontier implements Frontier {
     const pending = this.settles.find((p) => p.token === lease.token && p.entry[32] === SETTLE_RELEASE);
     if (pending) {
       pending.entry[32] = SETTLE_DONE;
+      this.confirmSoon();
       return released;
     }
     if (!(await released)) return false;
-    return this.queueSettle(lease.token, SETTLE_DONE, counted, null);
+    const done = this.queueSettle(lease.token, SETTLE_DONE, counted, null);
+    this.confirmSoon();
+    return done;
+  }
+
+  /**
+   * Sends the confirmations once the microtasks of the commit that made them durable have run, not
+   * after PENDING_MS or with the next claim: a worker killed between its commit and the confirmation
+   * reaching the server leaves pages recorded whose leases expire and go back to the budget (fetched
+   * again, or others instead: the crawl then records more than its budget). This keeps that window
+   * to the commit's own microtasks (at most a few settle calls per commit group), the socket
+   * written at once rather than at the loop's next turn (RedisConnection gathers a turn's commands).
+   */
+  private confirmSoon(): void {
+    if (this.confirming) return;
+    this.confirming = true;
+    queueMicrotask(() => {
+      this.confirming = false;
+      this.sendPending();
+      this.conn.flush();
+    });
   }
 
   private queueSettle(token: string, what: 0 | 1 | 2, counted: boolean, deferMs: number | null): Promise<boolean> {

@@ -412,7 +412,20 @@ describe('RedisFrontier', () => {
     expect(second.url).toBe('http://a.test/2');
     expect((await f.known([key])).get(key.hash.toString('hex'))?.state).toBe(UrlState.IN_FLIGHT);
     expect((await redisCrawlStats(conn, crawl.crawlId)).leased).toBe(2);
+    // the confirmation is written as soon as the commit's microtasks have run: not after a timer, nor
+    // with the next call (a worker killed in between leaves a page recorded whose lease expires)
+    const calls: string[] = [];
+    const run = conn.run.bind(conn);
+    conn.run = ((what: string, fn: Parameters<typeof conn.run>[1]) => {
+      calls.push(what);
+      return run(what, fn);
+    }) as typeof conn.run;
+    const stream = (conn.client as unknown as { stream: import('node:net').Socket }).stream;
     commit();
+    for (let i = 0; i < 20 && !calls.includes('settle'); i++) await Promise.resolve();
+    expect(calls).toEqual(['settle']);
+    expect(stream.writableCorked).toBe(0); // written, not held for the loop's next turn
+    conn.run = run;
     expect(await done).toBe(true);
     expect((await f.known([key])).get(key.hash.toString('hex'))?.state).toBe(UrlState.FETCHED);
     // the next record is never committed (the worker dies): its released lease expires, the URL comes back, its page is given back
