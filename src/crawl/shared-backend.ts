@@ -81,7 +81,7 @@ export async function openSharedBackend(cfg: Config, dbPath: string, o: SharedCr
     frontier = await RedisFrontier.open(conn, {
       crawlId: o.crawlId, delayMs: cfg.politeness.delay_ms, perHostConcurrency: cfg.politeness.per_host_concurrency,
       maxPages: cfg.limits.max_pages, maxPagesPerHost: cfg.limits.max_pages_per_host, leaseMs: o.leaseMs, workerId: worker,
-      beforeSettle: () => fileStore.durable(),
+      beforeSettle: (lease) => fileStore.durable(lease.id),
     });
     const f = frontier;
     const fileStore = new CrawlFileStore(s, { segment: true, hostId: (name) => f.hostId(name) });

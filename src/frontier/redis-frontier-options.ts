@@ -1,3 +1,4 @@
+import type { Lease } from './frontier.js';
 import { TopicrawlError } from '../errors.js';
 
 /** How a RedisFrontier schedules; every worker of one crawl must use the same (see registerCrawl). */
@@ -17,10 +18,12 @@ export interface RedisFrontierOptions {
   /** This client's name in the worker registry (default host name:pid:random). */
   workerId?: string;
   /**
-   * Awaited before a settle is sent: the worker's records must be durable before their leases end
-   * (Store.durable), so that a worker killed after a settle has lost nothing.
+   * Awaited before a lease is confirmed done: its page's record must be durable before its lease
+   * ends (Store.durable with the lease's URL id), so that a worker killed after a settle has lost
+   * nothing; and no later, so that one killed with its page durable has not left it unconfirmed
+   * (its lease would expire and give its page back to the budget: the crawl records more than it).
    */
-  beforeSettle?: () => Promise<void>;
+  beforeSettle?: (lease: Lease) => Promise<void>;
 }
 
 /** The key prefix of a crawl: the braces are a Cluster hash tag, so all its keys share one slot. */

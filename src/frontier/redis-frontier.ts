@@ -37,7 +37,7 @@ export class RedisFrontier implements Frontier {
   private readonly key: string;
   private readonly base: (string | number)[];
   private readonly leaseMs: number;
-  private readonly beforeSettle: (() => Promise<void>) | undefined;
+  private readonly beforeSettle: ((lease: Lease) => Promise<void>) | undefined;
   /** This client's leases not settled yet, by token, with the token's bytes. */
   private readonly mine = new Map<string, { lease: Lease; raw: Buffer }>();
   private readonly hostIds = new RedisHostIds();
@@ -196,7 +196,7 @@ export class RedisFrontier implements Frontier {
     if (how.state === 'requeue' || !this.beforeSettle) return this.queueSettle(lease.token, how.state === 'done' ? SETTLE_DONE : SETTLE_REQUEUE, counted, defer);
     const released = this.queueSettle(lease.token, SETTLE_RELEASE, counted, defer);
     released.catch(() => undefined); // (awaited below, or answered with the confirmation)
-    await this.beforeSettle();
+    await this.beforeSettle(lease);
     // not sent yet: one entry says done at once
     const pending = this.settles.find((p) => p.token === lease.token && p.entry[32] === SETTLE_RELEASE);
     if (pending) {

@@ -2,6 +2,9 @@ import type { SqliteStore } from './sqlite-store.js';
 import type { HostRef, MetricsRow, PageRecord, Store, StoreCounters } from './store.js';
 import { UrlState } from '../frontier/url-state.js';
 
+/** How many page marks a segment keeps before it drops those of committed groups (see CrawlFileStore.marks). */
+const MARKS_MAX = 4096;
+
 /**
  * The {@link Store} door on a SQLite crawl file (SqliteStore). A page's record is all or nothing
  * within the store's group commit (a failure rolls the whole group back: SqliteStore.pageUnit);
@@ -11,6 +14,11 @@ import { UrlState } from '../frontier/url-state.js';
  */
 export class CrawlFileStore implements Store {
   private readonly hostIds = new Map<string, number>();
+  /**
+   * In a segment: the commit group of each page recorded whose durability was not asked yet (see
+   * {@link durable}), by URL id; those of committed groups are dropped when it grows past MARKS_MAX.
+   */
+  private readonly marks = new Map<number, number>();
 
   /**
    * `segment`: a segment of a shared crawl; `hostId` then gives the frontier's id of a link target's
@@ -46,6 +54,21 @@ export class CrawlFileStore implements Store {
 
   /** {@link Store.recordPage}, synchronously (for callers already in the store's transaction). */
   recordPageNow(rec: PageRecord): number | null {
+    const seq = this.recordUnit(rec);
+    if (this.opts.segment) this.markRecorded(rec.url.id);
+    return seq;
+  }
+
+  private markRecorded(id: number): void {
+    const mark = this.file.commitMark();
+    if (this.marks.size >= MARKS_MAX) {
+      // (of groups that ended: durable() of those pages then waits for the open group, later but safe)
+      for (const [k, m] of this.marks) if (m < mark) this.marks.delete(k);
+    }
+    this.marks.set(id, mark);
+  }
+
+  private recordUnit(rec: PageRecord): number | null {
     const f = this.file;
     return f.pageUnit(() => {
       if (this.opts.segment) f.ensureUrls(rec);
@@ -67,8 +90,11 @@ export class CrawlFileStore implements Store {
     this.file.transaction(() => this.file.relinkTargets(fromId, moves), false);
   }
 
-  durable(): Promise<void> {
-    return this.file.whenCommitted();
+  durable(urlId?: number): Promise<void> {
+    const mark = urlId === undefined ? undefined : this.marks.get(urlId);
+    if (mark === undefined) return this.file.whenCommitted();
+    this.marks.delete(urlId!);
+    return this.file.whenCommitted(mark);
   }
 
   async anchorsTo(urlId: number): Promise<string[]> {

@@ -57,6 +57,24 @@ export class GroupCommit {
     this.savepoint = <T>(fn: () => T) => txn(fn) as T;
   }
 
+  /** The number of the open group, else of the last one (counted from 1 as they begin). */
+  private groupNo = 0;
+  /** The number of the last group whose writes were lost (rolled back), -1 for none. */
+  private lostNo = -1;
+
+  /**
+   * The group that the writes made so far belong to (the open one, else the last): for
+   * {@link whenCommitted}, to wait for those writes and not for the groups that follow.
+   */
+  get mark(): number {
+    return this.groupNo;
+  }
+
+  private loseGroup(): void {
+    this.lostNo = this.groupNo;
+    this.hooks.lost();
+  }
+
   /** Whether a group is open (its writes not committed yet). */
   get isOpen(): boolean {
     return this.open;
@@ -102,7 +120,7 @@ export class GroupCommit {
       fn();
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      this.hooks.lost();
+      this.loseGroup();
       this.close();
       const e = storeError(this.path, err, 'a group of records was rolled back: ');
       this.deferred = e;
@@ -117,6 +135,7 @@ export class GroupCommit {
       if (this.everyMs > 0 && !this.open) {
         this.db.exec('BEGIN');
         this.open = true;
+        this.groupNo++;
         this.timer = setTimeout(() => {
           try {
             this.commit();
@@ -134,7 +153,7 @@ export class GroupCommit {
       this.hooks.unitFailed();
       if (this.open && !this.db.inTransaction) {
         // SQLite rolled the whole group back (a full disk, an I/O error): nothing left to commit
-        this.hooks.lost();
+        this.loseGroup();
         this.close();
         this.endWaiters(storeError(this.path, err, 'a group of records was rolled back: '));
       }
@@ -159,7 +178,7 @@ export class GroupCommit {
     this.close();
     if (!this.db.inTransaction) {
       // rolled back by SQLite after a failure already reported
-      this.hooks.lost();
+      this.loseGroup();
       this.endWaiters(new TopicrawlError('E_STORE', `${this.path}: a group of records was rolled back`, { path: this.path }));
       return;
     }
@@ -177,11 +196,16 @@ export class GroupCommit {
 
   /**
    * Resolves once every unit run so far is committed (at once when no group is open). Rejects with
-   * E_STORE if that group's commit failed.
+   * E_STORE if that group's commit failed. With `mark` (a {@link mark} read after some writes):
+   * once the group of those writes is committed, not waiting for the open group when it is a later
+   * one; rejects E_STORE if that group was lost.
    */
-  whenCommitted(): Promise<void> {
+  whenCommitted(mark?: number): Promise<void> {
     if (this.deferred) return Promise.reject(this.deferred);
-    if (!this.open) return Promise.resolve();
+    if (mark !== undefined && mark === this.lostNo) {
+      return Promise.reject(new TopicrawlError('E_STORE', `${this.path}: a group of records was rolled back`, { path: this.path }));
+    }
+    if (!this.open || (mark !== undefined && mark < this.groupNo)) return Promise.resolve();
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 

@@ -182,10 +182,16 @@ export class SqliteStore implements SyncStore {
   /**
    * Resolves once every record made so far is committed (at once when no group is open): a caller
    * that must not say a page is done before it is on disk (a shared crawl's settle) waits for this.
-   * Rejects with E_STORE if that group's commit failed.
+   * Rejects with E_STORE if that group's commit failed. `mark`: only the records made up to the
+   * {@link commitMark} that returned it.
    */
-  whenCommitted(): Promise<void> {
-    return this.group.whenCommitted();
+  whenCommitted(mark?: number): Promise<void> {
+    return this.group.whenCommitted(mark);
+  }
+
+  /** The commit group of the records made so far (see GroupCommit.mark), for {@link whenCommitted}. */
+  commitMark(): number {
+    return this.group.mark;
   }
 
   getMeta(key: string): string | undefined {

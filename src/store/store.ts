@@ -31,8 +31,12 @@ export interface Store {
    * shared crawl added first (`from`: the reserved id, never used; `to`: the URL's id).
    */
   relinkTargets(fromId: number, moves: readonly { from: number; to: number }[]): Promise<void>;
-  /** Resolves once every record made before the call is durable (its commit group committed); rejects E_STORE if that failed. */
-  durable(): Promise<void>;
+  /**
+   * Resolves once every record made before the call is durable (its commit group committed); rejects
+   * E_STORE if that failed. With `urlId`: once that URL's page record is durable, not waiting for
+   * records made after it in a later group (a store that does not know the page waits for all).
+   */
+  durable(urlId?: number): Promise<void>;
   /** Anchor texts of the recorded links pointing to a URL. */
   anchorsTo(urlId: number): Promise<string[]>;
   /** Id of a fetched page with this content hash, if any. */
