@@ -70,6 +70,10 @@ export class GroupCommit {
     return this.groupNo;
   }
 
+  private rolledBack(): TopicrawlError {
+    return new TopicrawlError('E_STORE', `${this.path}: a group of records was rolled back`, { path: this.path });
+  }
+
   private loseGroup(): void {
     this.lostNo = this.groupNo;
     this.hooks.lost();
@@ -179,7 +183,7 @@ export class GroupCommit {
     if (!this.db.inTransaction) {
       // rolled back by SQLite after a failure already reported
       this.loseGroup();
-      this.endWaiters(new TopicrawlError('E_STORE', `${this.path}: a group of records was rolled back`, { path: this.path }));
+      this.endWaiters(this.rolledBack());
       return;
     }
     try {
@@ -203,7 +207,7 @@ export class GroupCommit {
   whenCommitted(mark?: number): Promise<void> {
     if (this.deferred) return Promise.reject(this.deferred);
     if (mark !== undefined && mark === this.lostNo) {
-      return Promise.reject(new TopicrawlError('E_STORE', `${this.path}: a group of records was rolled back`, { path: this.path }));
+      return Promise.reject(this.rolledBack());
     }
     if (!this.open || (mark !== undefined && mark < this.groupNo)) return Promise.resolve();
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
