@@ -1,16 +1,13 @@
 /**
- * The text the HTML walk collects (html-parser.ts), and what is cut from it: text parts in document
- * order with U+0000 marking block boundaries, collapsed into the page's text and anchor texts, and
- * each link's context taken from the parts around its anchor (see html-parser.ts's header for the
- * rules).
+ * The text the HTML walk collects (html-parser.ts), and what is cut from it: the page's text,
+ * collapsed as it is collected, each link's context cut from it by offsets (see html-parser.ts's
+ * header for the rules), and the whitespace collapse of the smaller texts (title, anchors).
  */
-
-/** Block-boundary marker in collected text; collapseWhitespace turns runs containing it into "\n". */
-export const BREAK = '\u0000';
+import { collapseNode } from './text-adapter.js';
 
 /**
- * Collapses whitespace runs and trims. U+0000 is the walk's block-boundary marker (parse5 never leaves
- * NUL in text nodes) and counts as whitespace: a run containing one becomes "\n" when `keepBreaks`,
+ * Collapses whitespace runs and trims. U+0000 marks a block boundary (parse5 never leaves NUL in
+ * text nodes) and counts as whitespace: a run containing one becomes "\n" when `keepBreaks`,
  * every other run becomes " " (newlines in the source are just whitespace, as in a browser). The
  * whitespace is JavaScript's `\s` (NBSP, ideographic space, BOM, …), the same as `trim()`'s.
  *
@@ -62,7 +59,7 @@ function spaceOrBreak(c: number): boolean {
 /** Characters of link context kept on each side of the anchor. */
 export const CONTEXT_SIDE = 150;
 
-/** A block element's text as a range [start, end) of the collected text parts (end −1 while open). */
+/** A block element's text as a range [start, end) of the collected text (end −1 while open). */
 export interface BlockSpan {
   start: number;
   end: number;
@@ -72,36 +69,84 @@ export interface PendingLink {
   href: string;
   text: string;
   rel: string[];
-  /** the anchor's text parts [start, end) and the nearest block around it */
+  /** the anchor's text [start, end) in the collected text, and the nearest block around it */
   start: number;
   end: number;
   block: BlockSpan;
 }
 
-/** How far a side's raw text is gathered before collapsing (whitespace runs shrink). */
-const RAW_SIDE = CONTEXT_SIDE * 3;
 /** A cut at most this far from a space moves to the space, so no word is cut in two. */
 const WORD_SLACK = 24;
 
-/** The link's context (see the file header) from the collected text parts. */
-export function linkContext(parts: string[], link: PendingLink): string {
-  const lo = link.block.start;
-  const hi = link.block.end < 0 ? parts.length : link.block.end;
-  let before = '';
-  for (let i = link.start - 1; i >= lo && before.length < RAW_SIDE; i--) before = parts[i] + before;
-  let after = '';
-  for (let i = link.end; i < hi && after.length < RAW_SIDE; i++) after += parts[i];
-  before = collapseWhitespace(before.length > RAW_SIDE ? before.slice(-RAW_SIDE) : before, true);
-  after = collapseWhitespace(after.length > RAW_SIDE ? after.slice(0, RAW_SIDE) : after, true);
-  if (before.length > CONTEXT_SIDE) {
-    before = before.slice(-CONTEXT_SIDE);
+/**
+ * The page's text as the walk collects it, collapsed as it comes (no pass over the whole text
+ * afterwards): text nodes arrive with their whitespace already one space per run (text-adapter.ts),
+ * block boundaries as {@link brk}. A run of whitespace and boundaries becomes one character, "\n"
+ * if it held a boundary, else " ", written only when text follows it, so the text never starts or
+ * ends with whitespace: the same text as {@link collapseWhitespace} over the raw parts with U+0000
+ * at the boundaries. {@link length} is the text's length so far: the offsets of blocks and anchors.
+ */
+export class CollectedText {
+  private readonly parts: string[] = [];
+  length = 0;
+  /** The whitespace owed before the next text: 0 none, 1 a space, 2 a line break. */
+  private owed = 0;
+
+  /** Adds a text node's value (see the class comment; other whitespace is collapsed here first). */
+  add(raw: string): void {
+    const v = collapseNode(raw);
+    let s = 0;
+    let e = v.length;
+    if (e > 0 && v.charCodeAt(0) === 32) {
+      s = 1;
+      if (this.owed === 0) this.owed = 1;
+    }
+    if (s >= e) return;
+    const trailing = v.charCodeAt(e - 1) === 32;
+    if (trailing) e--;
+    if (this.owed !== 0 && this.length > 0) {
+      this.parts.push(this.owed === 2 ? '\n' : ' ');
+      this.length++;
+    }
+    this.owed = trailing ? 1 : 0;
+    this.parts.push(s === 0 && e === v.length ? v : v.slice(s, e));
+    this.length += e - s;
+  }
+
+  /** A block boundary. */
+  brk(): void {
+    this.owed = 2;
+  }
+
+  text(): string {
+    return this.parts.join('');
+  }
+}
+
+function isSep(c: number): boolean {
+  return c === 32 || c === 10;
+}
+
+/** The link's context (see html-parser.ts's header) from the page's collected text. */
+export function linkContext(text: string, link: PendingLink): string {
+  // a range of the text may start with the separator written before its first text, never end with one
+  let lo = link.block.start;
+  let hi = link.start;
+  if (lo < hi && isSep(text.charCodeAt(lo))) lo++;
+  let before: string;
+  if (hi - lo > CONTEXT_SIDE) {
+    before = text.slice(hi - CONTEXT_SIDE, hi);
     const sp = before.search(/\s/);
     if (sp >= 0 && sp < WORD_SLACK) before = before.slice(sp + 1);
-  }
-  if (after.length > CONTEXT_SIDE) {
-    after = after.slice(0, CONTEXT_SIDE);
+  } else before = lo < hi ? text.slice(lo, hi) : '';
+  lo = link.end;
+  hi = link.block.end < 0 ? text.length : link.block.end;
+  if (lo < hi && isSep(text.charCodeAt(lo))) lo++;
+  let after: string;
+  if (hi - lo > CONTEXT_SIDE) {
+    after = text.slice(lo, lo + CONTEXT_SIDE);
     const sp = Math.max(after.lastIndexOf(' '), after.lastIndexOf('\n'));
     if (sp > CONTEXT_SIDE - WORD_SLACK) after = after.slice(0, sp);
-  }
+  } else after = lo < hi ? text.slice(lo, hi) : '';
   return before && after ? `${before}\n${after}` : before || after;
 }

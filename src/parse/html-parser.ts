@@ -20,13 +20,17 @@
  * - Link context: the text of the link's nearest block-level ancestor (as collected above) without
  *   the anchor's own text, cut to the CONTEXT_SIDE characters nearest the anchor on each side (whole
  *   words when the cut falls in spaced text); the two sides are joined by a line break so that no
- *   phrase spans the gap. Found from the collected text parts by offsets, so the cost per link is
+ *   phrase spans the gap. Cut from the page's collected text by offsets, so the cost per link is
  *   bounded by the window, not by the size of the block.
+ * - One pass over the characters: parse5 inserts text through a tree adapter that collapses HTML's
+ *   whitespace as it comes (text-adapter.ts), and the walk collects the page's text already
+ *   collapsed (collected-text.ts's CollectedText); nothing collapses the whole text afterwards.
  */
 import { parse } from 'parse5';
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import type { ParseOptions, ParsedLink, ParsedPage, Parser } from './parser.js';
-import { BREAK, collapseWhitespace, linkContext, type BlockSpan, type PendingLink } from './collected-text.js';
+import { CollectedText, collapseWhitespace, linkContext, type BlockSpan, type PendingLink } from './collected-text.js';
+import { collapsingTreeAdapter, forgetLastNode } from './text-adapter.js';
 
 export { CONTEXT_SIDE, collapseWhitespace } from './collected-text.js';
 
@@ -86,10 +90,11 @@ function tokens(value: string): string[] {
 export class Parse5Parser implements Parser {
   parse(html: string, pageUrl: string, options: ParseOptions = {}): ParsedPage {
     const maxLinks = options.maxLinks ?? Infinity;
-    const doc = parse(html);
+    const doc = parse(html, { treeAdapter: collapsingTreeAdapter });
+    forgetLastNode();
     let linksFound = 0;
-    const textParts: string[] = [];
-    const headingParts: string[] = [];
+    const text = new CollectedText();
+    const headings = new CollectedText();
     const anchorParts: string[] = [];
     const pending: PendingLink[] = [];
     let title: string | null = null;
@@ -117,9 +122,9 @@ export class Parse5Parser implements Parser {
         const child = children[i];
         const name = child.nodeName;
         if (name === '#text') {
-          const v = (child as TextNode).value; // never contains U+0000 (parse5 drops or replaces it)
-          textParts.push(v);
-          if (headingDepth > 0) headingParts.push(v);
+          const v = (child as TextNode).value; // whitespace collapsed as it was inserted (text-adapter.ts)
+          text.add(v);
+          if (headingDepth > 0) headings.add(v);
           if (currentLink) anchorParts.push(v);
           continue;
         }
@@ -143,13 +148,13 @@ export class Parse5Parser implements Parser {
             const href = attr(el, 'href');
             if (href !== null && !isEmptyOrFragment(href) && linksFound++ < maxLinks) {
               const rel = attr(el, 'rel');
-              const at = textParts.length;
+              const at = text.length;
               const link: PendingLink = { href, text: '', rel: rel ? tokens(rel) : [], start: at, end: at, block: blocks[blocks.length - 1] };
               pending.push(link);
               if (tag === 'area') {
                 link.text = collapseWhitespace(attr(el, 'alt') ?? '', false);
               } else {
-                if (currentLink) this.finishLink(currentLink, anchorParts, textParts.length);
+                if (currentLink) this.finishLink(currentLink, anchorParts, text.length);
                 currentLink = link;
                 currentLinkEl = el;
                 anchorParts.length = 0;
@@ -194,17 +199,22 @@ export class Parse5Parser implements Parser {
         }
         const block = BLOCK.has(tag);
         if (block) {
-          textParts.push(BREAK);
+          text.brk();
           if (currentLink) anchorParts.push(' ');
         }
         if (el.childNodes.length > 0) {
           if (block) {
             if (HEADING.has(tag)) headingDepth++;
-            blocks.push({ start: textParts.length, end: -1 });
+            blocks.push({ start: text.length, end: -1 });
           }
           stack[sp] = el;
           index[sp] = 0;
           sp++;
+        } else if (el === currentLinkEl) {
+          // an empty anchor ends here: the text after it is not its text
+          this.finishLink(currentLink!, anchorParts, text.length);
+          currentLink = null;
+          currentLinkEl = null;
         }
       } else {
         // leaving `node` (never the document: it is at the bottom of the stack)
@@ -213,23 +223,24 @@ export class Parse5Parser implements Parser {
         const el = node as Element;
         const tag = el.tagName;
         if (BLOCK.has(tag)) {
-          blocks.pop()!.end = textParts.length;
-          textParts.push(BREAK);
+          blocks.pop()!.end = text.length;
+          text.brk();
           if (currentLink) anchorParts.push(' ');
           if (HEADING.has(tag)) {
             headingDepth--;
-            if (headingDepth === 0) headingParts.push(BREAK);
+            if (headingDepth === 0) headings.brk();
           }
         }
         if (el === currentLinkEl && currentLink) {
-          this.finishLink(currentLink, anchorParts, textParts.length);
+          this.finishLink(currentLink, anchorParts, text.length);
           currentLink = null;
           currentLinkEl = null;
         }
       }
     }
-    if (currentLink) this.finishLink(currentLink, anchorParts, textParts.length);
-    rootSpan.end = textParts.length;
+    if (currentLink) this.finishLink(currentLink, anchorParts, text.length);
+    rootSpan.end = text.length;
+    const pageText = text.text();
 
     const pageBase = tryUrl(pageUrl, null);
     let base: URL | null = null;
@@ -241,7 +252,7 @@ export class Parse5Parser implements Parser {
     const links: ParsedLink[] = [];
     for (const p of pending) {
       const u = tryUrl(p.href, resolveBase);
-      if (u && isHttp(u)) links.push({ url: u.href, text: p.text, rel: p.rel, context: linkContext(textParts, p) });
+      if (u && isHttp(u)) links.push({ url: u.href, text: p.text, rel: p.rel, context: linkContext(pageText, p) });
     }
     let canonical: string | null = null;
     if (canonicalRaw !== null && !isEmptyOrFragment(canonicalRaw)) {
@@ -251,8 +262,8 @@ export class Parse5Parser implements Parser {
 
     return {
       title: title ?? '',
-      headings: collapseWhitespace(headingParts.join(''), true),
-      text: collapseWhitespace(textParts.join(''), true),
+      headings: headings.text(),
+      text: pageText,
       links,
       linksFound,
       canonical,

@@ -93,6 +93,11 @@ describe('Parse5Parser: links', () => {
     expect(p.links.map((l) => l.text)).toEqual(['One Two', 'B']);
   });
 
+  it('gives an empty anchor no text of what follows it', () => {
+    const p = parse('<p><a href="/e"></a>after <a href="/f">f</a></p>');
+    expect(p.links.map((l) => [l.text, l.context])).toEqual([['', 'after f'], ['f', 'after']]);
+  });
+
   it('keeps only absolute links when the page URL itself is invalid', () => {
     const p = parse('<a href="rel">r</a><a href="https://ok.example/">a</a>', 'not a url');
     expect(p.links.map((l) => l.url)).toEqual(['https://ok.example/']);

@@ -1,0 +1,92 @@
+/**
+ * parse5's default tree adapter with one change: a text node's whitespace is collapsed as the
+ * parser inserts it, so the walk to the page's text (html-parser.ts) runs no loop of its own over
+ * every character to collapse it (issue 16: "workers do each byte once"): its one look at a text
+ * node is a regular-expression test for the whitespace left (`collapseNode`).
+ *
+ * parse5's tokenizer groups characters into tokens of one kind: whitespace tokens hold only HTML's
+ * whitespace (space, tab, line feed, form feed; a carriage return is read as a line feed), the other
+ * tokens none of it. So a token whose first character is HTML whitespace is whitespace through and
+ * through: it goes into its text node as one space, none when the node already ends with one. Other
+ * tokens go in as they are; the rarer whitespace HTML does not know (JavaScript's `\s` beyond it:
+ * NBSP, ideographic space, vertical tab, …) is left for the walk, which looks for it once per text
+ * node (`collapseNode`).
+ *
+ * The tree is only walked for text and links, never serialised, so a text node holding its text
+ * collapsed loses nothing the crawl reads.
+ */
+import { defaultTreeAdapter } from 'parse5';
+import type { DefaultTreeAdapterMap, TreeAdapter } from 'parse5';
+
+type TextNode = DefaultTreeAdapterMap['textNode'];
+type Node = DefaultTreeAdapterMap['node'];
+
+/** True for a token of HTML whitespace (see the header: tokens are all whitespace or none). */
+function whitespaceToken(text: string): boolean {
+  const c = text.charCodeAt(0);
+  return c === 32 || c === 10 || c === 9 || c === 12 || c === 13;
+}
+
+function isText(node: Node | undefined): node is TextNode {
+  return node !== undefined && node.nodeName === '#text';
+}
+
+/**
+ * The text node whose value was last given a space (its value ends with one). A node's value is a
+ * rope of its tokens, and reading its last character would flatten it on every token; nodes are
+ * filled one at a time, so remembering the last one is enough (a node filled again after another
+ * may get a second space, which {@link collapseNode} removes).
+ */
+let spaced: TextNode | null = null;
+
+/** Lets go of the last text node (and so of its tree): call after a parse. */
+export function forgetLastNode(): void {
+  spaced = null;
+}
+
+/** Appends a token to a text node: a whitespace token as one space, unless the node ends with one. */
+function append(node: TextNode, text: string): void {
+  if (!whitespaceToken(text)) {
+    node.value += text;
+    if (spaced === node) spaced = null;
+  } else if (spaced !== node) {
+    node.value += ' ';
+    spaced = node;
+  }
+}
+
+/** A new text node holding a token (a whitespace token as one space). */
+function textNode(text: string): TextNode {
+  if (!whitespaceToken(text)) return defaultTreeAdapter.createTextNode(text);
+  const node = defaultTreeAdapter.createTextNode(' ');
+  spaced = node;
+  return node;
+}
+
+export const collapsingTreeAdapter: TreeAdapter<DefaultTreeAdapterMap> = {
+  ...defaultTreeAdapter,
+  insertText(parent, text) {
+    const last = parent.childNodes[parent.childNodes.length - 1];
+    if (isText(last)) append(last, text);
+    else defaultTreeAdapter.appendChild(parent, textNode(text));
+  },
+  insertTextBefore(parent, text, reference) {
+    const { childNodes } = parent;
+    const at = childNodes[childNodes.length - 1] === reference ? childNodes.length - 1 : childNodes.indexOf(reference);
+    const prev = childNodes[at - 1];
+    if (isText(prev)) append(prev, text);
+    else defaultTreeAdapter.insertBefore(parent, textNode(text), reference);
+  },
+};
+
+/** Whitespace left in a text node by the adapter: any of JavaScript's `\s` but a lone space, or U+0000. */
+const LEFT = /[\0\t-\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]|  /;
+const RUNS = /[\s\0]+/g;
+
+/**
+ * A text node's value with every whitespace run (JavaScript's `\s`, and U+0000) as one space: the
+ * value itself unless it holds whitespace the adapter left (one regular-expression test).
+ */
+export function collapseNode(value: string): string {
+  return LEFT.test(value) ? value.replace(RUNS, ' ') : value;
+}
