@@ -53,14 +53,20 @@ export function scanUnits(text: string): ScannedText {
     const cls = c < 128 ? ASCII[c] : isLetter(c) ? WORD : isCjk(c) ? 0 : isSpace(c) || isJoiner(c) ? SPACE : BREAK;
     if (cls === WORD) {
       const start = i;
+      // the word's hash for the table below, taken as the word is scanned (no second pass over it)
+      let h = Math.imul(0x811c9dc5 ^ c, 0x01000193);
       i++;
       while (i < n) {
         const d = text.charCodeAt(i);
-        if (d < 128 ? ASCII[d] === WORD : isLetter(d)) i++;
-        else if ((d === 39 || d === 0x2019) && i + 1 < n && isWordChar(text.charCodeAt(i + 1))) i += 2;
-        else break;
+        if (d < 128 ? ASCII[d] === WORD : isLetter(d)) {
+          h = Math.imul(h ^ d, 0x01000193);
+          i++;
+        } else if ((d === 39 || d === 0x2019) && i + 1 < n && isWordChar(text.charCodeAt(i + 1))) {
+          h = Math.imul(Math.imul(h ^ d, 0x01000193) ^ text.charCodeAt(i + 1), 0x01000193);
+          i += 2;
+        } else break;
       }
-      const w = wordUnit(text, start, i);
+      const w = wordUnit(text, start, i, h);
       if (w !== null) {
         units.push(w);
         starts.push(start);
@@ -102,12 +108,14 @@ const wordValues: (string | null)[] = new Array<string | null>(WORD_TABLE_SIZE).
 const wordHashes = new Int32Array(WORD_TABLE_SIZE);
 let wordsKept = 0;
 
-/** normaliseWord(text.slice(start, end)), through the table above. */
-function wordUnit(text: string, start: number, end: number): string | null {
+/**
+ * normaliseWord(text.slice(start, end)), through the table above. `hash`: FNV-1a of the word's
+ * code units, as the scanner took it.
+ */
+function wordUnit(text: string, start: number, end: number, hash: number): string | null {
   const len = end - start;
   if (len > WORD_MEMO_MAX) return normaliseWord(detached(text.slice(start, end))); // (normaliseWord may keep it)
-  let h = 0x811c9dc5 ^ len;
-  for (let q = start; q < end; q++) h = Math.imul(h ^ text.charCodeAt(q), 0x01000193);
+  let h = Math.imul(hash ^ len, 0x01000193);
   h ^= h >>> 15;
   let k = h & (WORD_TABLE_SIZE - 1);
   for (;;) {
