@@ -91,7 +91,7 @@ function fmix32(h: number): number {
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
+  return h ^ (h >>> 16); // (signed: a uint32 above 2^31 would be a heap number)
 }
 
 /** Adds the shingle made of the unit hashes `ring[from .. from + n)` (pairs; a ring of `size` pairs) to `sh`. */
