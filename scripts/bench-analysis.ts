@@ -3,7 +3,7 @@
  * topic's configuration, in this one thread, over a corpus's HTML pages read into memory first.
  *
  *   npx tsx scripts/bench-analysis.ts [--corpus corpora/synth] [--topic topics/synth-astronomy.yaml]
- *                                     [--pages 3000] [--rounds 3]
+ *                                     [--pages 3000] [--rounds 3] [--inline-kb 0]
  *
  * Each round analyses every page once (a warm-up pass first); prints the best round's µs per page
  * of the whole analysis, and, for scale, of parse5's `parse` alone and of the crawl's parser (parse5
@@ -12,6 +12,9 @@
  * body compression, preparing the body's text, the page's score, the SimHash, the language, the
  * content hash, the links' normalisation, scope and hashes, their texts' scores; the sum is a little
  * above the whole, which shares its caches). Run it under `node --cpu-prof --import tsx` to see more.
+ *
+ * `--inline-kb N`: about N KB of inline script and style sheet (generated, the same on every page)
+ * put before each page's </head>, as pages on today's web carry them (the generated corpus has none).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -39,10 +42,30 @@ const { values: a } = parseArgs({
     topic: { type: 'string', default: 'topics/synth-astronomy.yaml' },
     pages: { type: 'string', default: '3000' },
     rounds: { type: 'string', default: '3' },
+    'inline-kb': { type: 'string', default: '0' },
   },
 });
 const max = Number(a.pages);
 const rounds = Math.max(1, Number(a.rounds));
+
+/** `--inline-kb`: a script of small functions (four fifths) and a style sheet (one fifth). */
+const inlineKb = Number(a['inline-kb']);
+const inline = inlineKb > 0 ? inlineBlock(inlineKb * 1024) : '';
+
+function inlineBlock(bytes: number): string {
+  let js = '';
+  for (let i = 0; js.length < bytes * 0.8; i++) js += `function f${i}(a, b) {\n  var x = a + b * ${i};\n  if (x > 10) { return "s" + x; }\n  return null;\n}\n`;
+  let css = '';
+  for (let i = 0; css.length < bytes * 0.2; i++) css += `.c${i} { margin: 0 ${i}px; color: #${(i * 4567 % 0xffffff).toString(16).padStart(6, '0')}; }\n`;
+  return `<style>${css}</style><script>${js}</script>`;
+}
+
+function withInline(body: Buffer): Buffer {
+  if (!inline) return body;
+  const html = body.toString('utf8');
+  const at = html.indexOf('</head>');
+  return Buffer.from(at < 0 ? inline + html : html.slice(0, at) + inline + html.slice(at));
+}
 
 /** The corpus's HTML files as pages of their hosts (site/<host>/<path>). */
 function readPages(root: string): AnalysisInput[] {
@@ -55,7 +78,7 @@ function readPages(root: string): AnalysisInput[] {
       if (e.isDirectory()) walk(p);
       else if (e.name.endsWith('.html')) {
         const [host, ...path] = relative(site, p).split('/');
-        const body = readFileSync(p);
+        const body = withInline(readFileSync(p));
         out.push({ url: `http://${host}/${path.join('/')}`, host, body, contentType: 'text/html; charset=utf-8', html: true, anchors: [] });
       }
     }
