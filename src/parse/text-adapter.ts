@@ -1,5 +1,5 @@
 /**
- * parse5's default tree adapter with one change: a text node's whitespace is collapsed as the
+ * parse5's default tree adapter with two changes. First, a text node's whitespace is collapsed as the
  * parser inserts it, so the walk to the page's text (html-parser.ts) runs no loop of its own over
  * every character to collapse it (issue 16: "workers do each byte once"): its one look at a text
  * node is a regular-expression test for the whitespace left (`collapseNode`).
@@ -12,14 +12,18 @@
  * NBSP, ideographic space, vertical tab, …) is left for the walk, which looks for it once per text
  * node (`collapseNode`).
  *
+ * Second change: text inside <script>, <style>, <noscript> and <iframe> is not kept (the walk skips
+ * those elements); the tokenizer still reads it, but no text node is built of it.
+ *
  * The tree is only walked for text and links, never serialised, so a text node holding its text
- * collapsed loses nothing the crawl reads.
+ * collapsed, and script elements holding none, lose nothing the crawl reads.
  */
 import { defaultTreeAdapter } from 'parse5';
 import type { DefaultTreeAdapterMap, TreeAdapter } from 'parse5';
 
 type TextNode = DefaultTreeAdapterMap['textNode'];
 type Node = DefaultTreeAdapterMap['node'];
+type ParentNode = DefaultTreeAdapterMap['parentNode'];
 
 /** True for a token of HTML whitespace (see the header: tokens are all whitespace or none). */
 function whitespaceToken(text: string): boolean {
@@ -39,9 +43,10 @@ function isText(node: Node | undefined): node is TextNode {
  */
 let spaced: TextNode | null = null;
 
-/** Lets go of the last text node (and so of its tree): call after a parse. */
+/** Lets go of the last text node and parent (and so of their tree): call after a parse. */
 export function forgetLastNode(): void {
   spaced = null;
+  lastParent = null;
 }
 
 /** Appends a token to a text node: a whitespace token as one space, unless the node ends with one. */
@@ -63,9 +68,28 @@ function textNode(text: string): TextNode {
   return node;
 }
 
+/**
+ * Elements whose text the walk never reads (html-parser.ts's SKIP, but <title>, which it reads,
+ * and <template>, <svg> and <math>, whose text is in other nodes): their text is not kept at all.
+ * Inline scripts and style sheets are much of a page's bytes on today's web.
+ */
+const UNREAD = new Set(['script', 'style', 'noscript', 'iframe']);
+/** The parent of the last text inserted, and whether its text is dropped (a parent gets its tokens in a row). */
+let lastParent: ParentNode | null = null;
+let dropText = false;
+
+function unread(parent: ParentNode): boolean {
+  if (parent !== lastParent) {
+    lastParent = parent;
+    dropText = UNREAD.has(parent.nodeName);
+  }
+  return dropText;
+}
+
 export const collapsingTreeAdapter: TreeAdapter<DefaultTreeAdapterMap> = {
   ...defaultTreeAdapter,
   insertText(parent, text) {
+    if (unread(parent)) return;
     const last = parent.childNodes[parent.childNodes.length - 1];
     if (isText(last)) append(last, text);
     else defaultTreeAdapter.appendChild(parent, textNode(text));

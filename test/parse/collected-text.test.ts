@@ -114,6 +114,24 @@ describe('text collapsed as it is collected (text-adapter.ts, CollectedText)', (
     expect(texts).toEqual(['a b', ' x y ', 'c']);
   });
 
+  it('keeps no text under script, style, noscript and iframe, which the walk never reads', () => {
+    const html = '<head><title> T </title><style>.a { b: c }</style><script>var x = 1;</script></head>' +
+      '<body><noscript>n</noscript><iframe>i</iframe><textarea> ta </textarea><p>body</p><script>if (a < b) {}</script></body>';
+    const doc = parse(html, { treeAdapter: collapsingTreeAdapter });
+    const texts: string[] = [];
+    const walk = (n: ParentNode) => {
+      for (const c of n.childNodes) {
+        if (c.nodeName === '#text') texts.push(`${n.nodeName}:${(c as DefaultTreeAdapterTypes.TextNode).value}`);
+        else if ('childNodes' in c) walk(c as ParentNode);
+      }
+    };
+    walk(doc);
+    expect(texts).toEqual(['title: T ', 'textarea: ta ', 'p:body']);
+    const page = parser.parse(html, PAGE);
+    expect(page.title).toBe('T');
+    expect(page.text).toBe('ta\nbody');
+  });
+
   it('collapses the whitespace HTML does not know (NBSP, ideographic space, vertical tab) once per node', () => {
     expect(collapseNode('a\u00a0\u00a0b\u3000c\vd')).toBe('a b c d');
     expect(collapseNode('plain text')).toBe('plain text');
