@@ -25,7 +25,7 @@ import { analysisConfig } from '../src/crawl/crawl-settings.js';
 import { createAnalyzer, type AnalysisInput } from '../src/crawl/page-analysis.js';
 import { createPageScorer, memoScoreText } from '../src/crawl/page-scorer.js';
 import { DEFAULT_SHINGLES, textSimHash } from '../src/dedup/shingles.js';
-import { decodeHtml } from '../src/fetch/charset.js';
+import { decodeHtmlChunks } from '../src/fetch/charset.js';
 import { CldDetector } from '../src/lang/cld-detector.js';
 import { prepareText } from '../src/relevance/keyword-matcher.js';
 import { compressBody } from '../src/store/body-codec.js';
@@ -112,12 +112,12 @@ function parts(): Record<string, number> {
   const scope = createScope(cfg.scope, cfg.scopeOptions);
   const cld = new CldDetector();
   const bodies = pages.map((p) => Buffer.from(p.body));
-  const decoded = bodies.map((b) => decodeHtml(b, 'text/html; charset=utf-8').text);
+  const decoded = bodies.map((b) => decodeHtmlChunks(b, 'text/html; charset=utf-8').chunks); // (in pieces, as the analysis decodes)
   const parsed = decoded.map((t, i) => parser.parse(t, pages[i].url, {}));
   const prepared = parsed.map((p) => prepareText(p.text));
   const normalised = parsed.map((p) => p.links.map((l) => tryNormalizeUrl(l.url, cfg.normalize)).filter((u): u is string => u !== null));
   return {
-    decode: time((i) => decodeHtml(bodies[i], 'text/html; charset=utf-8')),
+    decode: time((i) => decodeHtmlChunks(bodies[i], 'text/html; charset=utf-8')),
     parse: time((i) => parser.parse(decoded[i], pages[i].url, {})),
     compress: time((i) => compressBody(bodies[i])),
     prepare_text: time((i) => prepareText(parsed[i].text)),

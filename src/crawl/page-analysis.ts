@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_SHINGLES, MIN_SHINGLES, textSimHash, type ShingleOptions } from '../dedup/shingles.js';
 import { fingerprintBytes } from '../dedup/simhash.js';
-import { decodeHtml } from '../fetch/charset.js';
+import { decodeHtmlChunks } from '../fetch/charset.js';
 import { CldDetector } from '../lang/cld-detector.js';
 import { memoPrepare, type PrepareFn } from '../relevance/keyword-matcher.js';
 import { Parse5Parser } from '../parse/html-parser.js';
@@ -128,8 +128,9 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
       page = input.parsed.page;
       out.charset = input.parsed.charset;
     } else {
-      const decoded = decodeHtml(body, input.contentType);
-      page = parser.parse(decoded.text, input.url, { maxLinks });
+      // in pieces: a large page decoded whole would be one costly large-object string (charset.ts)
+      const decoded = decodeHtmlChunks(body, input.contentType);
+      page = parser.parse(decoded.chunks, input.url, { maxLinks });
       out.charset = decoded.charset;
     }
     out.title = page.title;

@@ -26,8 +26,8 @@
  *   whitespace as it comes (text-adapter.ts), and the walk collects the page's text already
  *   collapsed (collected-text.ts's CollectedText); nothing collapses the whole text afterwards.
  */
-import { parse } from 'parse5';
-import type { DefaultTreeAdapterTypes } from 'parse5';
+import { Parser as Parse5, parse } from 'parse5';
+import type { DefaultTreeAdapterMap, DefaultTreeAdapterTypes } from 'parse5';
 import type { ParseOptions, ParsedLink, ParsedPage, Parser } from './parser.js';
 import { CollectedText, collapseWhitespace, linkContext, type BlockSpan, type PendingLink } from './collected-text.js';
 import { collapsingTreeAdapter, forgetLastNode } from './text-adapter.js';
@@ -37,6 +37,7 @@ export { CONTEXT_SIDE, collapseWhitespace } from './collected-text.js';
 type Element = DefaultTreeAdapterTypes.Element;
 type ParentNode = DefaultTreeAdapterTypes.ParentNode;
 type TextNode = DefaultTreeAdapterTypes.TextNode;
+type Document = DefaultTreeAdapterTypes.Document;
 
 const HTML_NS = 'http://www.w3.org/1999/xhtml';
 
@@ -86,11 +87,27 @@ function tokens(value: string): string[] {
   return out;
 }
 
+/**
+ * How much parsed input parse5 keeps before dropping it, when fed in pieces: with pieces of
+ * DECODE_CHUNK_BYTES (charset.ts), its buffer then stays under V8's large-object size (see there).
+ */
+const PIECE_WATERLINE = 16384;
+
+/** parse5's tree of a document given whole or in pieces (parse5 reads pieces as a stream does). */
+function parseDocument(html: string | readonly string[]): Document {
+  if (typeof html === 'string') return parse(html, { treeAdapter: collapsingTreeAdapter });
+  const parser = new Parse5<DefaultTreeAdapterMap>({ treeAdapter: collapsingTreeAdapter });
+  parser.tokenizer.preprocessor.bufferWaterline = PIECE_WATERLINE;
+  for (let i = 0; i < html.length; i++) parser.tokenizer.write(html[i], i === html.length - 1);
+  if (html.length === 0) parser.tokenizer.write('', true);
+  return parser.document;
+}
+
 /** parse5-based {@link Parser}. Stateless: one instance can parse any number of pages. */
 export class Parse5Parser implements Parser {
-  parse(html: string, pageUrl: string, options: ParseOptions = {}): ParsedPage {
+  parse(html: string | readonly string[], pageUrl: string, options: ParseOptions = {}): ParsedPage {
     const maxLinks = options.maxLinks ?? Infinity;
-    const doc = parse(html, { treeAdapter: collapsingTreeAdapter });
+    const doc = parseDocument(html);
     forgetLastNode();
     let linksFound = 0;
     const text = new CollectedText();

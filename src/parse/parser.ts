@@ -1,10 +1,11 @@
 /**
- * Turns an HTML document (already decoded to a string) into what the crawl needs. Never throws on
- * malformed HTML: parse5 recovers the way browsers do. Link URLs are resolved against `<base href>`
- * (if valid) or the page URL, but not normalised (the url stage does that).
+ * Turns an HTML document (already decoded to a string, or to pieces of one in order: the same page
+ * as their concatenation) into what the crawl needs. Never throws on malformed HTML: parse5
+ * recovers the way browsers do. Link URLs are resolved against `<base href>` (if valid) or the page
+ * URL, but not normalised (the url stage does that).
  */
 export interface Parser {
-  parse(html: string, pageUrl: string, options?: ParseOptions): ParsedPage;
+  parse(html: string | readonly string[], pageUrl: string, options?: ParseOptions): ParsedPage;
 }
 
 export interface ParseOptions {

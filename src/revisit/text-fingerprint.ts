@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeHtml } from '../fetch/charset.js';
+import { decodeHtmlChunks } from '../fetch/charset.js';
 import { Parse5Parser } from '../parse/html-parser.js';
 import type { ParsedPage, Parser } from '../parse/parser.js';
 
@@ -78,8 +78,8 @@ export function fingerprintPage(page: Pick<ParsedPage, 'title' | 'text' | 'links
  */
 export function parseHtmlBody(body: Buffer, contentType: string | null, url: string, parser?: Parser): { page: ParsedPage; charset: string | null } {
   const p = parser ?? (defaultParser ??= new Parse5Parser());
-  const decoded = decodeHtml(body, contentType);
-  return { page: p.parse(decoded.text, url), charset: decoded.charset };
+  const decoded = decodeHtmlChunks(body, contentType); // (in pieces, as page analysis decodes: charset.ts)
+  return { page: p.parse(decoded.chunks, url), charset: decoded.charset };
 }
 
 /** {@link parseHtmlBody}, then {@link fingerprintPage}. */
