@@ -8,10 +8,11 @@
  * Each round analyses every page once (a warm-up pass first); prints the best round's µs per page
  * of the whole analysis, and, for scale, of parse5's `parse` alone and of the crawl's parser (parse5
  * plus the walk to text and links), with the command, as JSON. `parts_us_per_page`: the analysis's
- * steps timed one by one the same way, each on the previous steps' results (decoding, parsing,
- * body compression, preparing the body's text, the page's score, the SimHash, the language, the
- * content hash, the links' normalisation, scope and hashes, their texts' scores; the sum is a little
- * above the whole, which shares its caches). Run it under `node --cpu-prof --import tsx` to see more.
+ * steps timed one by one the same way, each on the previous steps' results (decoding in pieces as
+ * the analysis does, and `decode_whole` into one string for scale; parsing, body compression,
+ * preparing the body's text, the page's score, the SimHash, the language, the content hash, the
+ * links' normalisation, scope and hashes, their texts' scores; the sum is a little above the
+ * whole, which shares its caches). Run it under `node --cpu-prof --import tsx` to see more.
  *
  * `--inline-kb N`: about N KB of inline script and style sheet (generated, the same on every page)
  * put before each page's </head>, as pages on today's web carry them (the generated corpus has none).
@@ -25,7 +26,7 @@ import { analysisConfig } from '../src/crawl/crawl-settings.js';
 import { createAnalyzer, type AnalysisInput } from '../src/crawl/page-analysis.js';
 import { createPageScorer, memoScoreText } from '../src/crawl/page-scorer.js';
 import { DEFAULT_SHINGLES, textSimHash } from '../src/dedup/shingles.js';
-import { decodeHtmlChunks } from '../src/fetch/charset.js';
+import { decodeHtml, decodeHtmlChunks } from '../src/fetch/charset.js';
 import { CldDetector } from '../src/lang/cld-detector.js';
 import { prepareText } from '../src/relevance/keyword-matcher.js';
 import { compressBody } from '../src/store/body-codec.js';
@@ -118,6 +119,7 @@ function parts(): Record<string, number> {
   const normalised = parsed.map((p) => p.links.map((l) => tryNormalizeUrl(l.url, cfg.normalize)).filter((u): u is string => u !== null));
   return {
     decode: time((i) => decodeHtmlChunks(bodies[i], 'text/html; charset=utf-8')),
+    decode_whole: time((i) => decodeHtml(bodies[i], 'text/html; charset=utf-8')), // (for scale: one string a page)
     parse: time((i) => parser.parse(decoded[i], pages[i].url, {})),
     compress: time((i) => compressBody(bodies[i])),
     prepare_text: time((i) => prepareText(parsed[i].text)),
