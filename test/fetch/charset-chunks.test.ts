@@ -29,6 +29,16 @@ describe('decodeHtmlChunks', () => {
     );
   });
 
+  it('replaces broken UTF-8 as decoding the whole body does (a BOM makes a body UTF-8 unchecked)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.integer({ min: 1, max: 16 }), (bytes, size) => {
+        const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(bytes)]);
+        expect(decodeHtmlChunks(body, null, size).chunks.join('')).toBe(decodeHtml(body, null).text);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('decodes a body no longer than a piece as one piece', () => {
     expect(decodeHtmlChunks(Buffer.from('<p>short</p>'), null).chunks).toEqual(['<p>short</p>']);
     expect(decodeHtmlChunks(Buffer.alloc(0), null).chunks).toEqual(['']);
