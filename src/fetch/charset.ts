@@ -167,6 +167,13 @@ function chooseCharset(body: Buffer, contentType: string | null): { charset: str
 /** Bytes decoded into one piece by {@link decodeHtmlChunks} (a piece has about as many UTF-16 code units at most). */
 export const DECODE_CHUNK_BYTES = 16384;
 
+/**
+ * Bodies above this size are decoded whole, as one piece: in pieces, a crawl of the hostile test
+ * server (pages of 3 MiB, a 2 MB attribute) grew its RSS by ~148 MB against ~112 MB whole
+ * (test/crawl/hostile.test.ts), and a page that large pays the large-object cost once for megabytes.
+ */
+export const PIECES_MAX_BYTES = 1024 * 1024;
+
 /** A page decoded as {@link decodeHtml} decodes it, in pieces: `chunks.join('')` is its `text`. */
 export interface DecodedChunks {
   chunks: string[];
@@ -180,12 +187,13 @@ export interface DecodedChunks {
  * 128 KB or more (65,536 characters outside Latin-1) in its large-object space, and on this
  * project's machine such an allocation cost about 11 ns a character against 1 ns below that size
  * (README, "Pages over 64 K characters"): a page of 80 KB with one Chinese character took 0.7 ms
- * to decode whole, against a few dozen µs in pieces. A body of at most `chunkBytes` is one piece.
+ * to decode whole, against a few dozen µs in pieces. A body of at most `chunkBytes`, or of more than
+ * {@link PIECES_MAX_BYTES}, is one piece.
  */
 export function decodeHtmlChunks(body: Buffer, contentType: string | null, chunkBytes = DECODE_CHUNK_BYTES): DecodedChunks {
   const { charset, source, skip } = chooseCharset(body, contentType);
   const bytes = skip > 0 ? body.subarray(skip) : body;
-  if (bytes.length <= chunkBytes) {
+  if (bytes.length <= chunkBytes || bytes.length > PIECES_MAX_BYTES) {
     return { chunks: [decode(bytes, charset)], charset, source };
   }
   const decoder = charset === 'utf-8' ? new StringDecoder('utf8') : iconv.getDecoder(charset, { stripBOM: false });

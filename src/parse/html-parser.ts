@@ -93,12 +93,27 @@ function tokens(value: string): string[] {
  */
 const PIECE_WATERLINE = 16384;
 
+/**
+ * Unread input parse5 may hold before the rest of the pieces go in at once. parse5 drops what it
+ * has read only between tokens, so inside one long token (a 2 MB attribute value on a hostile page)
+ * its buffer grows with every piece, and each piece appended would copy the whole buffer again.
+ */
+const PIECE_BUFFER_MAX = 4 * PIECE_WATERLINE;
+
 /** parse5's tree of a document given whole or in pieces (parse5 reads pieces as a stream does). */
 function parseDocument(html: string | readonly string[]): Document {
   if (typeof html === 'string') return parse(html, { treeAdapter: collapsingTreeAdapter });
   const parser = new Parse5<DefaultTreeAdapterMap>({ treeAdapter: collapsingTreeAdapter });
-  parser.tokenizer.preprocessor.bufferWaterline = PIECE_WATERLINE;
-  for (let i = 0; i < html.length; i++) parser.tokenizer.write(html[i], i === html.length - 1);
+  const input = parser.tokenizer.preprocessor;
+  input.bufferWaterline = PIECE_WATERLINE;
+  for (let i = 0; i < html.length; i++) {
+    if (i < html.length - 1 && input.html.length - input.pos > PIECE_BUFFER_MAX) {
+      // a long token: the rest in one piece, as a whole page would go (one copy, not one per piece)
+      parser.tokenizer.write(html.slice(i).join(''), true);
+      return parser.document;
+    }
+    parser.tokenizer.write(html[i], i === html.length - 1);
+  }
   if (html.length === 0) parser.tokenizer.write('', true);
   return parser.document;
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { decodeHtml, decodeHtmlChunks } from '../../src/fetch/charset.js';
+import { PIECES_MAX_BYTES, decodeHtml, decodeHtmlChunks } from '../../src/fetch/charset.js';
 import { Parse5Parser } from '../../src/parse/html-parser.js';
 
 /** Text with characters of 1 to 4 UTF-8 bytes, so that piece boundaries fall inside them. */
@@ -42,6 +42,9 @@ describe('decodeHtmlChunks', () => {
   it('decodes a body no longer than a piece as one piece', () => {
     expect(decodeHtmlChunks(Buffer.from('<p>short</p>'), null).chunks).toEqual(['<p>short</p>']);
     expect(decodeHtmlChunks(Buffer.alloc(0), null).chunks).toEqual(['']);
+    // and a body above PIECES_MAX_BYTES (a giant page costs less memory whole)
+    expect(decodeHtmlChunks(Buffer.alloc(PIECES_MAX_BYTES + 1, 97), null).chunks).toHaveLength(1);
+    expect(decodeHtmlChunks(Buffer.alloc(PIECES_MAX_BYTES, 97), null).chunks.length).toBeGreaterThan(1);
   });
 });
 
@@ -78,5 +81,14 @@ describe('Parse5Parser over pieces', () => {
     expect(a).toEqual(parser.parse(page, 'http://example.com/'));
     expect(a.links).toHaveLength(400);
     expect(a.title).toBe('Big');
+  });
+
+  it('parses a token longer than many pieces (a 300 KB attribute) as it parses the page whole', () => {
+    const page = `<p>before</p><a href="/long" title="${'中x'.repeat(150_000)}">long</a><p>after <a href="/next">next</a></p>`;
+    const pieces = decodeHtmlChunks(Buffer.from(page), 'text/html; charset=utf-8');
+    expect(pieces.chunks.length).toBeGreaterThan(20);
+    const a = parser.parse(pieces.chunks, 'http://example.com/');
+    expect(a).toEqual(parser.parse(page, 'http://example.com/'));
+    expect(a.links.map((l) => l.url)).toEqual(['http://example.com/long', 'http://example.com/next']);
   });
 });
