@@ -3,7 +3,6 @@
  * collapsed as it is collected, each link's context cut from it by offsets (see html-parser.ts's
  * header for the rules), and the whitespace collapse of the smaller texts (title, anchors).
  */
-import { collapseNode } from './text-adapter.js';
 
 /**
  * Collapses whitespace runs and trims. U+0000 marks a block boundary (parse5 never leaves NUL in
@@ -92,9 +91,8 @@ export class CollectedText {
   /** The whitespace owed before the next text: 0 none, 1 a space, 2 a line break. */
   private owed = 0;
 
-  /** Adds a text node's value (see the class comment; other whitespace is collapsed here first). */
-  add(raw: string): void {
-    const v = collapseNode(raw);
+  /** Adds a text node's value, every whitespace run already one space (text-adapter.ts's collapseNode). */
+  add(v: string): void {
     let s = 0;
     let e = v.length;
     if (e > 0 && v.charCodeAt(0) === 32) {

@@ -30,7 +30,7 @@ import { Parser as Parse5, parse } from 'parse5';
 import type { DefaultTreeAdapterMap, DefaultTreeAdapterTypes } from 'parse5';
 import type { ParseOptions, ParsedLink, ParsedPage, Parser } from './parser.js';
 import { CollectedText, collapseWhitespace, linkContext, type BlockSpan, type PendingLink } from './collected-text.js';
-import { collapsingTreeAdapter, forgetLastNode } from './text-adapter.js';
+import { collapseNode, collapsingTreeAdapter, forgetLastNode } from './text-adapter.js';
 
 export { CONTEXT_SIDE, collapseWhitespace } from './collected-text.js';
 
@@ -154,7 +154,8 @@ export class Parse5Parser implements Parser {
         const child = children[i];
         const name = child.nodeName;
         if (name === '#text') {
-          const v = (child as TextNode).value; // whitespace collapsed as it was inserted (text-adapter.ts)
+          // HTML's whitespace was collapsed as it was inserted; the rest once here, for every reader below
+          const v = collapseNode((child as TextNode).value);
           text.add(v);
           if (headingDepth > 0) headings.add(v);
           if (currentLink) anchorParts.push(v);
