@@ -22,15 +22,16 @@
  *   words when the cut falls in spaced text); the two sides are joined by a line break so that no
  *   phrase spans the gap. Cut from the page's collected text by offsets, so the cost per link is
  *   bounded by the window, not by the size of the block.
- * - One pass over the characters: parse5 inserts text through a tree adapter that collapses HTML's
- *   whitespace as it comes (text-adapter.ts), and the walk collects the page's text already
- *   collapsed (collected-text.ts's CollectedText); nothing collapses the whole text afterwards.
+ * - One pass over the characters: parse5's tokenizer reads text by runs, a paragraph's words and
+ *   spaces as one token (text-tokenizer.ts); the tree adapter inserts whitespace tokens as one space
+ *   (text-adapter.ts); the walk collapses each text node once and collects the page's text
+ *   (collected-text.ts's CollectedText); nothing collapses the whole text afterwards.
  */
-import { Parser as Parse5, parse } from 'parse5';
-import type { DefaultTreeAdapterMap, DefaultTreeAdapterTypes } from 'parse5';
+import type { DefaultTreeAdapterTypes } from 'parse5';
 import type { ParseOptions, ParsedLink, ParsedPage, Parser } from './parser.js';
 import { CollectedText, collapseWhitespace, linkContext, type BlockSpan, type PendingLink } from './collected-text.js';
 import { collapseNode, collapsingTreeAdapter, forgetLastNode } from './text-adapter.js';
+import { textParser } from './text-tokenizer.js';
 
 export { CONTEXT_SIDE, collapseWhitespace } from './collected-text.js';
 
@@ -102,8 +103,11 @@ const PIECE_BUFFER_MAX = 4 * PIECE_WATERLINE;
 
 /** parse5's tree of a document given whole or in pieces (parse5 reads pieces as a stream does). */
 function parseDocument(html: string | readonly string[]): Document {
-  if (typeof html === 'string') return parse(html, { treeAdapter: collapsingTreeAdapter });
-  const parser = new Parse5<DefaultTreeAdapterMap>({ treeAdapter: collapsingTreeAdapter });
+  const parser = textParser(collapsingTreeAdapter);
+  if (typeof html === 'string') {
+    parser.tokenizer.write(html, true);
+    return parser.document;
+  }
   const input = parser.tokenizer.preprocessor;
   input.bufferWaterline = PIECE_WATERLINE;
   for (let i = 0; i < html.length; i++) {

@@ -4,13 +4,15 @@
  * every character to collapse it (issue 16: "workers do each byte once"): its one look at a text
  * node is a regular-expression test for the whitespace left (`collapseNode`).
  *
- * parse5's tokenizer groups characters into tokens of one kind: whitespace tokens hold only HTML's
- * whitespace (space, tab, line feed, form feed; a carriage return is read as a line feed), the other
- * tokens none of it. So a token whose first character is HTML whitespace is whitespace through and
- * through: it goes into its text node as one space, none when the node already ends with one. Other
- * tokens go in as they are; the rarer whitespace HTML does not know (JavaScript's `\s` beyond it:
- * NBSP, ideographic space, vertical tab, …) is left for the walk, which looks for it once per text
- * node (`collapseNode`).
+ * parse5's tokenizer groups characters into tokens: whitespace tokens hold only HTML's whitespace
+ * (space, tab, line feed, form feed; a carriage return is read as a line feed), and a token whose
+ * first character is not whitespace holds none of it, or, from the crawl's tokenizer
+ * (text-tokenizer.ts), words with the whitespace between them. So a token whose first character is
+ * HTML whitespace is whitespace through and through: it goes into its text node as one space, none
+ * when the node already ends with one. Other tokens go in as they are; the whitespace between their
+ * words, and the rarer whitespace HTML does not know (JavaScript's `\s` beyond it: NBSP,
+ * ideographic space, vertical tab, …), is left for the walk, which collapses a text node once
+ * (`collapseNode`: one regular-expression test, and a replacement when it finds any).
  *
  * Second change: text inside <script>, <style>, <noscript> and <iframe> is not kept (the walk skips
  * those elements); the tokenizer still reads it, but no text node is built of it.
