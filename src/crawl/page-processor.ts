@@ -207,9 +207,12 @@ async function recordFetch(
     event: {
       url: item.url, host: item.host, status: res.status, depth: item.depth, relevance, relevant: relevance === null ? null : relevant,
       priority: item.priority, error: error ?? undefined, bytes: res.body.length, seq: fetchSeq, newUrls,
-      ...(linksCut ? { linksCut } : {}),
-      ...(lang ? { lang } : {}),
-      ...(duplicateOf ? { duplicateOf } : {}),
+      // every event of one shape (absent: undefined, which JSON leaves out): an optional property
+      // spread in gave each combination its own hidden class, and the code reading events was
+      // deoptimised and recompiled at each new one
+      linksCut: linksCut ?? undefined,
+      lang: lang ?? undefined,
+      duplicateOf: duplicateOf ?? undefined,
     },
     relevant: relevant && duplicateOf === null,
     error: isError,
