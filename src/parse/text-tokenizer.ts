@@ -12,9 +12,9 @@
  *    exactly the same path are taken at once, by moving the read position past them: those that
  *    `advance` returns as they are and reports nothing about, and that the state treats as it
  *    treated this one (see {@link plain} and {@link blank}). Same tokens, same tree.
- * 2. **Words with the spaces between them.** In the data state, while the tree builder inserts
- *    text and whitespace alike (in body, cell, caption, template and select; outside foreign
- *    content), a character token goes on across whitespace (line breaks too) up to the last word
+ * 2. **Words with the spaces between them.** In the text states, while the tree builder inserts
+ *    text and whitespace alike (in body, cell, caption, template and select, and the text of
+ *    script, style, title and textarea; outside foreign content), a character token goes on across whitespace (line breaks too) up to the last word
  *    before markup, a reference, or the end of the input read so far; whitespace after that word is
  *    read as before. The token holds exactly the characters of the word and whitespace tokens it
  *    replaces, and they would all have gone into the same text node: the tree is parse5's. (The
@@ -41,11 +41,12 @@ const CR = 0x0d;
 
 /**
  * A code point `advance` returns as it is and reports nothing about, that is no HTML whitespace,
- * and that none of the text states treats specially (`<`, `&`, quotes; NUL is a control):
- * printable ASCII and the BMP above the C1 controls, short of the surrogates and the noncharacters.
+ * and that no text state treats specially (`<`, `&`; NUL is a control; a quoted attribute value
+ * also stops at its quote): printable ASCII and the BMP above the C1 controls, short of the
+ * surrogates and the noncharacters.
  */
 function plain(c: number): boolean {
-  return c < 0x7f ? c > SPACE && c !== LT && c !== AMP && c !== QUOTE && c !== APOS : c > 0x9f && (c < 0xd800 || (c > 0xdfff && c < 0xfdd0));
+  return c < 0x7f ? c > SPACE && c !== LT && c !== AMP : c > 0x9f && (c < 0xd800 || (c > 0xdfff && c < 0xfdd0));
 }
 
 /** HTML whitespace that `advance` returns as it is (a line break counts a line: not these). */
@@ -55,10 +56,10 @@ function blank(c: number): boolean {
 
 /**
  * parse5's insertion modes (its parser's `InsertionMode`, not exported) in which a character token
- * and a whitespace token are inserted the same way: IN_BODY 6, IN_CAPTION 10, IN_CELL 14, IN_SELECT
- * 15, IN_SELECT_IN_TABLE 16, IN_TEMPLATE 17.
+ * and a whitespace token are inserted the same way: IN_BODY 6, TEXT 7 (the text of script, style,
+ * title, textarea, …), IN_CAPTION 10, IN_CELL 14, IN_SELECT 15, IN_SELECT_IN_TABLE 16, IN_TEMPLATE 17.
  */
-const WORDS_MODES = new Set([6, 10, 14, 15, 16, 17]);
+const WORDS_MODES = new Set([6, 7, 10, 14, 15, 16, 17]);
 
 /** The parser's members read here (parse5 8.1.1: internal). */
 interface ParserState {
@@ -68,47 +69,46 @@ interface ParserState {
 /** {@link Tokenizer} reading text by runs (see the file header). */
 export class TextTokenizer extends Tokenizer {
   protected override _stateData(cp: number): void {
-    if (plain(cp)) {
-      this._emitCodePoint(cp);
-      if (!this.ahead(TokenizerMode.DATA)) return;
-      if (!this.inForeignNode && WORDS_MODES.has((this.handler as unknown as ParserState).insertionMode)) this.takeWords();
-      else this.takeRun(true);
-    } else if (blank(cp)) {
-      this._emitCodePoint(cp);
-      if (this.ahead(TokenizerMode.DATA)) this.takeRun(false);
-    } else super._stateData(cp);
+    if (plain(cp) || blank(cp)) this.text(cp, TokenizerMode.DATA);
+    else super._stateData(cp);
   }
 
   protected override _stateRcdata(cp: number): void {
-    if (!plain(cp) && !blank(cp)) return super._stateRcdata(cp);
-    this._emitCodePoint(cp);
-    if (this.ahead(TokenizerMode.RCDATA)) this.takeRun(plain(cp));
+    if (plain(cp) || blank(cp)) this.text(cp, TokenizerMode.RCDATA);
+    else super._stateRcdata(cp);
   }
 
   protected override _stateRawtext(cp: number): void {
-    if (!plain(cp) && !blank(cp)) return super._stateRawtext(cp);
-    this._emitCodePoint(cp);
-    if (this.ahead(TokenizerMode.RAWTEXT)) this.takeRun(plain(cp));
+    if (plain(cp) || blank(cp)) this.text(cp, TokenizerMode.RAWTEXT);
+    else super._stateRawtext(cp);
   }
 
   protected override _stateScriptData(cp: number): void {
-    if (!plain(cp) && !blank(cp)) return super._stateScriptData(cp);
-    this._emitCodePoint(cp);
-    if (this.ahead(TokenizerMode.SCRIPT_DATA)) this.takeRun(plain(cp));
+    if (plain(cp) || blank(cp)) this.text(cp, TokenizerMode.SCRIPT_DATA);
+    else super._stateScriptData(cp);
   }
 
   protected override _stateAttributeValueDoubleQuoted(cp: number): void {
-    if (!plain(cp) && !blank(cp)) return super._stateAttributeValueDoubleQuoted(cp);
+    if ((!plain(cp) && !blank(cp)) || cp === QUOTE) return super._stateAttributeValueDoubleQuoted(cp);
     const state = this.state;
     this._extendRun(cp);
-    if (this.ahead(state)) this.takeRun(plain(cp));
+    if (this.ahead(state)) this.takeRun(plain(cp), QUOTE);
   }
 
   protected override _stateAttributeValueSingleQuoted(cp: number): void {
-    if (!plain(cp) && !blank(cp)) return super._stateAttributeValueSingleQuoted(cp);
+    if ((!plain(cp) && !blank(cp)) || cp === APOS) return super._stateAttributeValueSingleQuoted(cp);
     const state = this.state;
     this._extendRun(cp);
-    if (this.ahead(state)) this.takeRun(plain(cp));
+    if (this.ahead(state)) this.takeRun(plain(cp), APOS);
+  }
+
+  /** A text state's plain or blank code point: emitted as the state's default branch does, then the rest of its run or words. */
+  private text(cp: number, state: number): void {
+    this._emitCodePoint(cp);
+    if (!this.ahead(state)) return;
+    if (!plain(cp)) this.takeRun(false, 0);
+    else if (!this.inForeignNode && WORDS_MODES.has((this.handler as unknown as ParserState).insertionMode)) this.takeWords();
+    else this.takeRun(true, 0);
   }
 
   /** Whether the run may go on at once: still in `state`, reading, and without source locations. */
@@ -116,14 +116,15 @@ export class TextTokenizer extends Tokenizer {
     return this.state === state && this.active && !this.paused && !this.options.sourceCodeLocationInfo && this.runEnd === this.preprocessor.pos + 1;
   }
 
-  /** Takes the code points after the current one that are plain (`plainRun`) or blank, like it. */
-  private takeRun(plainRun: boolean): void {
+  /** Takes the code points after the current one that are plain (`plainRun`) or blank, like it, up to `quote` (0: none). */
+  private takeRun(plainRun: boolean, quote: number): void {
     const p = this.preprocessor;
     const html = p.html;
     const n = html.length;
     let j = p.pos + 1;
-    if (plainRun) while (j < n && plain(html.charCodeAt(j))) j++;
-    else while (j < n && blank(html.charCodeAt(j))) j++;
+    if (plainRun) {
+      for (let c = html.charCodeAt(j); j < n && plain(c) && c !== quote; c = html.charCodeAt(++j));
+    } else while (j < n && blank(html.charCodeAt(j))) j++;
     p.pos = j - 1;
     this.runEnd = j;
   }

@@ -106,6 +106,12 @@ describe('TextTokenizer (text read by runs)', () => {
     parseIn(own, '<body><p>one two\nthree\r\n four five</p>');
     expect(byWord).toEqual({ chars: 5, spaces: 4 });
 
+    // script text (the tree builder's text mode) too, quotes and all
+    const script = textParser(defaultTreeAdapter);
+    const inScript = countTokens(script.tokenizer);
+    parseIn(script, '<head><script>var a = "x y";\n  f(a)</script>');
+    expect(inScript).toEqual({ chars: 1, spaces: 0 });
+
     // in a table, text and whitespace go different ways (foster parenting): token by token, as parse5 does
     const table = textParser(defaultTreeAdapter);
     const inTable = countTokens(table.tokenizer);
