@@ -1,8 +1,8 @@
 /**
- * parse5's default tree adapter with two changes. First, a text node's whitespace is collapsed as the
- * parser inserts it, so the walk to the page's text (html-parser.ts) runs no loop of its own over
- * every character to collapse it (issue 16: "workers do each byte once"): its one look at a text
- * node is a regular-expression test for the whitespace left (`collapseNode`).
+ * parse5's default tree adapter with two changes. First, a whitespace token goes into its text node
+ * as one space as the parser inserts it, and the walk to the page's text (html-parser.ts) collapses
+ * what is left in a text node once (`collapseNode`, a regular expression), so no loop of ours runs
+ * over every character to collapse it (issue 16: "workers do each byte once").
  *
  * parse5's tokenizer groups characters into tokens: whitespace tokens hold only HTML's whitespace
  * (space, tab, line feed, form feed; a carriage return is read as a line feed), and a token whose

@@ -14,11 +14,13 @@
  *    treated this one (see {@link plain} and {@link blank}). Same tokens, same tree.
  * 2. **Words with the spaces between them.** In the text states, while the tree builder inserts
  *    text and whitespace alike (in body, cell, caption, template and select, and the text of
- *    script, style, title and textarea; outside foreign content), a character token goes on across whitespace (line breaks too) up to the last word
- *    before markup, a reference, or the end of the input read so far; whitespace after that word is
- *    read as before. The token holds exactly the characters of the word and whitespace tokens it
- *    replaces, and they would all have gone into the same text node: the tree is parse5's. (The
- *    crawl's adapter then holds that whitespace as it came, for `collapseNode`: text-adapter.ts.)
+ *    script, style, title and textarea; outside foreign content; not in tables, where text is
+ *    foster-parented and whitespace is not), a character token goes on across whitespace (line
+ *    breaks too) up to the last word before markup, a reference, or the end of the input read so
+ *    far; whitespace after that word is read as before. The token holds exactly the characters of
+ *    the word and whitespace tokens it replaces, and they would all have gone into the same text
+ *    node: the tree is parse5's. (The crawl's adapter then holds that whitespace as it came, for
+ *    `collapseNode`: text-adapter.ts.)
  *
  * The preprocessor's line count follows the line breaks skipped, as `advance` would count them.
  * Checked against parse5's own tokenizer on generated markup, whole and in pieces
