@@ -56,7 +56,7 @@ export function createBestFirstFamily(cfg: StrategyConfig, fish: boolean): Strat
       pending = new Array<number>(links.length).fill(Number.NaN);
       return links.map((l, i) => {
         const base = score(l.url, l.depth, l.inlinkScore);
-        const priority = base * yieldOf.factorFor(l.url);
+        const priority = base * yieldOf.factorFor(l.url, l.known?.id);
         if (!fish) {
           pending[i] = base;
           return { priority, life: l.known ? l.known.life : cfg.max_life };

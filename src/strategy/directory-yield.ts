@@ -52,10 +52,15 @@ export class DirectoryYield {
     return this.k > 0;
   }
 
-  /** The factor in force for a URL's directory (1 when disabled or unseen). */
-  factorFor(url: string): number {
+  /**
+   * The factor in force for a URL's directory (1 when disabled or unseen). `id`: the URL's id when
+   * it is known, so that a URL tracked before is not cut into its directory and looked up again (a
+   * site's navigation links come back on every page).
+   */
+  factorFor(url: string, id = 0): number {
     if (!this.enabled) return 1;
-    const d = this.dirIndex.get(directoryOf(url));
+    const known = this.dirOf.get(id);
+    const d = known > 0 ? known : this.dirIndex.get(directoryOf(url));
     return d === undefined ? 1 : this.applied[d];
   }
 
@@ -63,7 +68,8 @@ export class DirectoryYield {
   track(id: number, url: string, base: number): void {
     if (!this.enabled) return;
     this.untrack(id);
-    const d = this.dir(url);
+    const known = this.dirOf.get(id); // (an id's URL never changes: nor does its directory)
+    const d = known > 0 ? known : this.dir(url);
     this.base.set(id, base);
     this.dirOf.set(id, d);
     this.linked.set(id, 1);
@@ -81,7 +87,8 @@ export class DirectoryYield {
     if (!this.enabled) return;
     this.untrack(page.id);
     if (isRedirect(page, ids)) return;
-    const d = this.dir(page.url);
+    const known = this.dirOf.get(page.id);
+    const d = known > 0 ? known : this.dir(page.url);
     this.dirOf.set(page.id, d);
     this.seen[d]++;
     this.success[d] += page.relevant ? 1 : (page.relevance ?? 0);
