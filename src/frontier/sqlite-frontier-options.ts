@@ -16,4 +16,6 @@ export interface SqliteFrontierOptions {
   queueCacheMb?: number;
   /** Queue entries buffered in memory before they are written to disk as runs (default 1,048,576). */
   runBuffer?: number;
+  /** Rows of known URLs kept in memory (default ROW_CACHE_ROWS, url-row-cache.ts). */
+  rowCache?: number;
 }

@@ -51,7 +51,7 @@ export class SqliteFrontier implements LocalFrontier {
   private seen = new SeenIndex();
   private readonly rows: UrlRows;
   /** Rows of known URLs as on disk, so that lookups and queue moves need not read them again. */
-  private readonly cache = new UrlRowCache();
+  private readonly cache: UrlRowCache;
   private runs: RunStore;
   private closed = false;
   /** How the queues were opened: from the snapshot of a clean stop, or rebuilt from `urls`. */
@@ -63,6 +63,7 @@ export class SqliteFrontier implements LocalFrontier {
    */
   constructor(private readonly db: Database.Database, private readonly opts: SqliteFrontierOptions, private readonly beforeTake?: (id: number) => void) {
     this.cap = Math.max(1, opts.candidatesPerHost ?? 4);
+    this.cache = new UrlRowCache(opts.rowCache);
     this.busy = new BusyHosts(opts.perHostConcurrency);
     this.scheduler = new HostScheduler(opts.perHostConcurrency, () => this.hosts.size);
     this.st = prepareStatements(db);

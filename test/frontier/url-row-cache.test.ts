@@ -33,14 +33,32 @@ describe('UrlRowCache', () => {
     expect(c.get(1)).toBeUndefined();
   });
 
-  it('starts over when full, keeping the row just put', () => {
-    const c = new UrlRowCache(3);
+  it('keeps two generations: a row used in the old one moves to the young one; rows unused for a generation are dropped', () => {
+    const c = new UrlRowCache(6); // generations of 3
     for (let id = 1; id <= 3; id++) c.put(row(id));
-    c.put(row(2, { priority: 0.7 })); // a row already held: no reset
+    c.put(row(2, { priority: 0.7 })); // a row already held: no turnover
     expect(c.size).toBe(3);
-    c.put(row(4));
-    expect(c.size).toBe(1);
-    expect(c.get(4)?.id).toBe(4);
+    c.put(row(4)); // the young generation is full: {1, 2, 3} become the old one
+    expect(c.size).toBe(4);
+    expect(c.get(1)?.id).toBe(1); // moves to the young one: {4, 1}
+    c.put(row(5)); // young {4, 1, 5}, old {2, 3}
+    c.put(row(6)); // turnover: old {4, 1, 5}, young {6}; 2 and 3, unused, are dropped
+    expect(c.get(2)).toBeUndefined();
+    expect(c.get(3)).toBeUndefined();
+    expect(c.get(1)?.id).toBe(1);
+    c.apply({ id: 4, hostId: 1, priority: 0.9 }); // a change finds a row of the old generation
+    expect(c.get(4)?.priority).toBe(0.9);
+    c.setPriority(5, 0.1);
+    expect(c.queueKey(5)?.priority).toBe(0.1);
+    c.forget(5);
+    expect(c.get(5)).toBeUndefined();
+    expect(c.size).toBe(3); // {6, 1, 4}
+    c.put(row(7));
+    c.put(row(8)); // turnover: old {6, 1, 4} (or what is left of it), young {7, 8}
+    c.forget(1); // a row of either generation is forgotten
+    c.forget(8);
+    expect(c.get(1)).toBeUndefined();
+    expect(c.get(8)).toBeUndefined();
   });
 });
 
@@ -61,8 +79,9 @@ describe('the frontier with its row cache', () => {
   it('answers every lookup as the file does, through random adds, changes, hand-outs and outcomes (a model check)', () => {
     const rng = mulberry32(7);
     const store = new SqliteStore(join(tmpDir(), 'c.db'));
-    // a small front and run buffer: queues move between memory and disk too
-    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 2, candidatesPerHost: 2, runBuffer: 16 });
+    // a small front and run buffer: queues move between memory and disk too; a small row cache:
+    // its generations turn over all the time
+    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 2, candidatesPerHost: 2, runBuffer: 16, rowCache: 24 });
     const hosts = ['a', 'b', 'c', 'd'].map((h) => `${h}.test`);
     const urls: string[] = [];
     const ids = new Map<string, number>();
