@@ -8,6 +8,7 @@
  *       − segment_penalty × (path segments) (fewer segments rank higher; "/" has 0)
  *   IL  = 1 / (1 + e^(−raw))                (in (0,1); 0.5 when nothing applies)
  */
+import { MemoMap } from '../memo-map.js';
 import { urlWords } from '../url/url-words.js';
 
 export interface LocationWeights {
@@ -19,13 +20,13 @@ export interface LocationWeights {
 export function createLocationMetric(w: LocationWeights): (url: string) => number {
   const tokens = Object.entries(w.tokens).map(([t, v]) => [t.toLowerCase(), v] as const);
   const tld = new Map(Object.entries(w.tld).map(([t, v]) => [t.toLowerCase().replace(/^\./, ''), v]));
-  // links repeat (navigation on every page): remember recent answers, bounded
-  let memo = new Map<string, number>();
+  // links repeat (navigation on every page): remember recent answers, bounded (two generations:
+  // the navigation's URLs survive a turnover)
+  const memo = new MemoMap<string, number>(65_536);
   return (url: string) => {
     const hit = memo.get(url);
     if (hit !== undefined) return hit;
     const v = compute(url);
-    if (memo.size >= 50_000) memo = new Map();
     memo.set(url, v);
     return v;
   };
