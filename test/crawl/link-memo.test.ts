@@ -61,6 +61,19 @@ describe('LinkMemo', () => {
     for (const [url, h] of given) expect(Buffer.from(h).toString('hex')).toBe(Buffer.from(urlHash(url)).toString('hex'));
   });
 
+  it('answers as afresh through random use of a small memo: entries move between generations with their hashes', () => {
+    let seed = 11;
+    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const pool = [...RAW, ...Array.from({ length: 40 }, (_, i) => `http://${i % 3 ? 'a' : 'b'}.test/p${i}${i % 5 ? '.html' : '/'}`)];
+    const memo = new LinkMemo(normalize, scope, 8);
+    for (let i = 0; i < 4000; i++) {
+      // a skewed choice: some URLs (a site's navigation) come back far more often than others
+      const raw = pool[Math.floor(pool.length * rnd() ** 3)];
+      expect(memoised(memo, raw), raw).toEqual(fresh(raw));
+      expect(memo.size).toBeLessThanOrEqual(8);
+    }
+  });
+
   it('scopes a URL once however many pages link to it', () => {
     let calls = 0;
     const memo = new LinkMemo(normalize, (u) => (calls++, scope(u)));
