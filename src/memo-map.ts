@@ -20,17 +20,23 @@ export class MemoMap<K, V> {
     if (v !== undefined) return v;
     const o = this.old.get(key);
     if (o === undefined) return undefined;
-    this.old.delete(key);
-    this.set(key, o);
+    this.set(key, o); // (out of the old generation)
     return o;
   }
 
   set(key: K, value: V): void {
+    this.old.delete(key);
     if (this.young.size >= this.half && !this.young.has(key)) {
       this.old = this.young;
       this.young = new Map();
     }
     this.young.set(key, value);
+  }
+
+  /** Forgets a key (in either generation). */
+  delete(key: K): void {
+    this.young.delete(key);
+    this.old.delete(key);
   }
 
   /** Entries held (both generations). */

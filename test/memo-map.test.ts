@@ -13,6 +13,11 @@ describe('MemoMap', () => {
     expect(m.get('b')).toBeUndefined();
     expect([m.get('a'), m.get('c'), m.get('d')]).toEqual([1, 3, 4]);
     expect(m.size).toBeLessThanOrEqual(4);
+    m.set('e', 5); // turnover: old {a, d}... whichever two are left, young {e}
+    m.delete('e');
+    m.delete('a');
+    expect(m.get('e')).toBeUndefined();
+    expect(m.get('a')).toBeUndefined(); // forgotten in either generation
   });
 
   it('never holds more than its bound, and answers what was set last (random use)', () => {

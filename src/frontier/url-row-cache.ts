@@ -1,5 +1,6 @@
 import type { UrlChange } from './local-frontier.js';
 import type { QueueKey } from './url-changes.js';
+import { MemoMap } from '../memo-map.js';
 
 /** A URL's row as the frontier reads it for a lookup and for moving its queue entry. */
 export interface CachedRow {
@@ -35,47 +36,28 @@ export const ROW_CACHE_ROWS = 131_072;
  * flight, {@link UrlRowCache.forget} when the URL is released (until then it is reported in flight,
  * whatever its row says, and no change touches it).
  *
- * Two generations: rows go into the young one; when it is full (half the bound), it becomes the old
- * one and the previous old one is dropped. A row found in the old generation moves to the young
- * one, so rows in use (a site's navigation) survive a turnover and only rows unused for a whole
- * generation are dropped.
+ * Two generations (memo-map.ts): rows in use (a site's navigation) survive a turnover; only rows
+ * unused for a whole generation are dropped.
  */
 export class UrlRowCache {
-  private young = new Map<number, CachedRow>();
-  private old = new Map<number, CachedRow>();
-  private readonly half: number;
+  private readonly rows: MemoMap<number, CachedRow>;
 
   constructor(max = ROW_CACHE_ROWS) {
-    this.half = Math.max(1, Math.floor(max / 2));
+    this.rows = new MemoMap(max);
   }
 
   get(id: number): CachedRow | undefined {
-    const r = this.young.get(id);
-    if (r !== undefined) return r;
-    const o = this.old.get(id);
-    if (o === undefined) return undefined;
-    this.old.delete(id);
-    this.keep(id, o);
-    return o;
+    return this.rows.get(id);
   }
 
   /** Where a cached URL sits in the queues (see readQueueKeys), or undefined. */
   queueKey(id: number): QueueKey | undefined {
-    const r = this.get(id);
+    const r = this.rows.get(id);
     return r && { id: r.id, host_id: r.hostId, state: r.state, priority: r.priority, seq: r.seq };
   }
 
   put(row: CachedRow): void {
-    this.old.delete(row.id);
-    this.keep(row.id, row);
-  }
-
-  private keep(id: number, row: CachedRow): void {
-    if (this.young.size >= this.half && !this.young.has(id)) {
-      this.old = this.young;
-      this.young = new Map();
-    }
-    this.young.set(id, row);
+    this.rows.set(row.id, row);
   }
 
   /** A row's fields after a write of `c` (absent fields unchanged, as writeChanges writes them). */
@@ -96,12 +78,11 @@ export class UrlRowCache {
 
   /** The row was written elsewhere (an outcome recorded, a URL set aside): read it again next time. */
   forget(id: number): void {
-    this.young.delete(id);
-    this.old.delete(id);
+    this.rows.delete(id);
   }
 
   /** Rows held (both generations). */
   get size(): number {
-    return this.young.size + this.old.size;
+    return this.rows.size;
   }
 }
