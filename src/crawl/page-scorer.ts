@@ -22,11 +22,10 @@ export interface TextScorer extends RelevanceScorer {
   scoreText(text: string): number;
 }
 
-/** Texts remembered by {@link memoScoreText}; the memo starts over when full. */
 /**
- * Link texts remembered (two generations, memo-map.ts; ~2-3 MB when full). In a 6,000-page crawl of
- * the synth corpus (195,040 texts) this one scores 27,580, an unbounded one 25,221, and the map of
- * 4,096 emptied at once when full that it replaces scored 50,499.
+ * Texts remembered by {@link memoScoreText} (two generations, memo-map.ts; ~2-3 MB when full). In a
+ * 6,000-page crawl of the synth corpus (195,040 texts) this one scores 27,580, an unbounded one
+ * 25,221, and the map of 4,096 emptied at once when full that it replaced scored 50,499.
  */
 const MEMO_SIZE = 16384;
 
