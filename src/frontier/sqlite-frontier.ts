@@ -11,7 +11,7 @@ import type { RunStore } from './run-store.js';
 import { openQueues, saveQueues } from './queue-snapshot.js';
 import { SeenIndex } from './seen-index.js';
 import { UrlRowCache } from './url-row-cache.js';
-import { foldChanges, type QueueKey, readQueueKeys, writeChanges, writePriorities } from './url-changes.js';
+import { foldChanges, type QueueKey, readQueueKeys, stillQueued, writeChanges, writePriorities } from './url-changes.js';
 import type { SqliteFrontierOptions } from './sqlite-frontier-options.js';
 
 export type { SqliteFrontierOptions };
@@ -141,7 +141,7 @@ export class SqliteFrontier implements LocalFrontier {
     // one read of the rows that move and one write for the batch (a URL changed twice: both at once)
     const folded = foldChanges(changes);
     const moving = folded.filter((c) => c.priority !== undefined || c.state !== undefined);
-    const old = moving.length ? this.queueKeys(moving.map((c) => c.id)) : undefined;
+    const old = moving.length ? readQueueKeys(this.st, moving.map((c) => c.id), this.cache) : undefined;
     writeChanges(this.st, folded);
     for (const c of folded) this.cache.apply(c);
     const touched = new Set<HostSlot>();
@@ -157,7 +157,7 @@ export class SqliteFrontier implements LocalFrontier {
   reprioritize(updates: { id: number; priority: number }[]): number {
     const last = new Map<number, number>();
     for (const u of updates) last.set(u.id, u.priority);
-    const old = this.queueKeys([...last.keys()]);
+    const old = readQueueKeys(this.st, [...last.keys()], this.cache);
     const live: { id: number; priority: number }[] = [];
     for (const [id, priority] of last) if (old.get(id)?.state === UrlState.QUEUED) live.push({ id, priority });
     writePriorities(this.st, live);
@@ -321,27 +321,8 @@ export class SqliteFrontier implements LocalFrontier {
     refillFront(this.runs, host, this.cap, this.isInFlight, false, this.current);
   }
 
-  /** Of entries taken from the runs, those whose URL is still queued with that priority (one read per batch). */
-  private readonly current = (taken: Candidate[]): Candidate[] => {
-    const rows = this.queueKeys(taken.map((c) => c.id));
-    return taken.filter((c) => {
-      const r = rows.get(c.id);
-      return r !== undefined && r.state === UrlState.QUEUED && r.priority === c.priority;
-    });
-  };
-
-  /** Where these URLs sit in the queues: from the row cache, the rest read in one batch. */
-  private queueKeys(ids: readonly number[]): Map<number, QueueKey> {
-    const out = new Map<number, QueueKey>();
-    const missing: number[] = [];
-    for (const id of ids) {
-      const k = this.cache.queueKey(id);
-      if (k) out.set(id, k);
-      else missing.push(id);
-    }
-    if (missing.length) for (const [id, k] of readQueueKeys(this.st, missing)) out.set(id, k);
-    return out;
-  }
+  /** Of entries taken from the runs, those whose URL is still queued with that priority. */
+  private readonly current = (taken: Candidate[]): Candidate[] => stillQueued(this.st, this.cache, taken);
 
   private readonly isInFlight = (id: number) => this.inFlightIds.has(id);
 

@@ -1,5 +1,8 @@
 import type { UrlChange } from './local-frontier.js';
 import { type FrontierStatements, ID_CHUNK, paddedSize } from './frontier-statements.js';
+import type { Candidate } from './host-queue.js';
+import type { UrlRowCache } from './url-row-cache.js';
+import { UrlState } from './url-state.js';
 
 /** Where a URL sits in the queues, as its row says. */
 export type QueueKey = { id: number; host_id: number; state: number; priority: number; seq: number };
@@ -10,15 +13,33 @@ export type QueueKey = { id: number; host_id: number; state: number; priority: n
  * dozen known URLs at once, and a strategy re-ranks hundreds).
  */
 
-/** The queue keys of these ids (unknown ids are absent). */
-export function readQueueKeys(st: FrontierStatements, ids: readonly number[]): Map<number, QueueKey> {
+/**
+ * The queue keys of these ids (unknown ids are absent): from the row cache where it holds them, the
+ * rest read in one statement per chunk.
+ */
+export function readQueueKeys(st: FrontierStatements, ids: readonly number[], cache?: UrlRowCache): Map<number, QueueKey> {
   const out = new Map<number, QueueKey>();
-  forChunks(ids.length, (at, n, k) => {
+  const missing: number[] = [];
+  for (const id of ids) {
+    const k = cache?.queueKey(id);
+    if (k) out.set(id, k);
+    else missing.push(id);
+  }
+  forChunks(missing.length, (at, n, k) => {
     const params = new Array<number>(k);
-    for (let i = 0; i < k; i++) params[i] = ids[at + Math.min(i, n - 1)];
+    for (let i = 0; i < k; i++) params[i] = missing[at + Math.min(i, n - 1)];
     for (const r of st.keysByIds(k).all(params) as QueueKey[]) out.set(r.id, r);
   });
   return out;
+}
+
+/** Of queue entries taken from the runs, those whose URL is still queued with that priority (one read per batch). */
+export function stillQueued(st: FrontierStatements, cache: UrlRowCache, taken: Candidate[]): Candidate[] {
+  const rows = readQueueKeys(st, taken.map((c) => c.id), cache);
+  return taken.filter((c) => {
+    const r = rows.get(c.id);
+    return r !== undefined && r.state === UrlState.QUEUED && r.priority === c.priority;
+  });
 }
 
 /**
