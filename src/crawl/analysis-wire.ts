@@ -20,7 +20,7 @@ interface WireLinks {
   lengths: Uint32Array;
   /** 16 bytes per link */
   hashes: Uint8Array;
-  /** anchorScore and contextScore per link */
+  /** anchorScore, contextScore and location per link */
   scores: Float64Array;
 }
 
@@ -31,7 +31,7 @@ export function packAnalysis(a: PageAnalysis): WireAnalysis {
   const n = a.links.length;
   const lengths = new Uint32Array(n * 3);
   const hashes = new Uint8Array(n * HASH_BYTES);
-  const scores = new Float64Array(n * 2);
+  const scores = new Float64Array(n * 3);
   const parts: string[] = new Array(n * 3);
   for (let i = 0; i < n; i++) {
     const l = a.links[i];
@@ -43,8 +43,9 @@ export function packAnalysis(a: PageAnalysis): WireAnalysis {
     lengths[3 * i + 1] = l.host.length;
     lengths[3 * i + 2] = l.anchor.length;
     hashes.set(l.hash, i * HASH_BYTES);
-    scores[2 * i] = l.anchorScore;
-    scores[2 * i + 1] = l.contextScore;
+    scores[3 * i] = l.anchorScore;
+    scores[3 * i + 1] = l.contextScore;
+    scores[3 * i + 2] = l.location;
   }
   return { ...a, links: { text: parts.join(''), lengths, hashes, scores } };
 }
@@ -61,7 +62,7 @@ export function unpackAnalysis(w: WireAnalysis): PageAnalysis {
     const host = next(lengths[3 * i + 1]);
     const anchor = next(lengths[3 * i + 2]);
     const hash = Buffer.from(hashes.buffer, hashes.byteOffset + i * HASH_BYTES, HASH_BYTES);
-    links[i] = { url, hash, host, anchor, anchorScore: scores[2 * i], contextScore: scores[2 * i + 1] };
+    links[i] = { url, hash, host, anchor, anchorScore: scores[3 * i], contextScore: scores[3 * i + 1], location: scores[3 * i + 2] };
   }
   return { ...w, links };
 }

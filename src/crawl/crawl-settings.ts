@@ -44,6 +44,7 @@ export function analysisConfig(cfg: Config): AnalysisConfig {
     maxLinksPerPage: cfg.limits.max_links_per_page,
     simhash: cfg.dedup.enabled ? DEFAULT_SHINGLES : null,
     language: true,
+    location: structuredClone(cfg.location),
   };
 }
 

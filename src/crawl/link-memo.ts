@@ -1,6 +1,7 @@
 /**
  * What page analysis works out for a link's URL that depends on the URL alone, kept for the next
- * page that links to it: its normalised form, its scope decision, its hash and its host. A site's
+ * page that links to it: its normalised form, its scope decision, its hash, its host and its
+ * Location Metric IL (when the memo is given one: the crawl's thread then needs none). A site's
  * navigation, header and footer repeat the same links on every page, so most of a page's links were
  * seen on an earlier page of the crawl; their normalisation (a WHATWG parse), scope test (another
  * parse, the trap patterns, the repeated segments), SHA-256 and host are then one map lookup.
@@ -12,7 +13,9 @@
  * one buffer of 16 bytes an entry). What it returns is the same as computing it afresh: the
  * functions are pure, given the analysis configuration. Hit rates measured on the crawl's own link
  * order, with 16,384 entries emptied at once when full (before the generations): 6,000 pages of
- * corpora/synth 94%; 20,000 pages of a 1,000-host corpus 63%, and 82% for a memo without bound.
+ * corpora/synth 94%; 20,000 pages of a 1,000-host corpus 63%, and 82% for a memo without bound
+ * (74% with 32,768 entries in two generations, 80% with 65,536: the size since IL moved here, whose
+ * memo on the crawl's thread it replaces).
  */
 import { hostKey } from '../url/host.js';
 import { detached } from '../url/detached.js';
@@ -28,9 +31,11 @@ export interface LinkFacts {
   /** Set with `scope` when it is in scope: its hash's place in the memo's buffer (see {@link LinkMemo.hash}), and its host. */
   slot: number;
   host: string;
+  /** Set with `scope` when it is in scope: the URL's IL, NaN when the memo has no location metric. */
+  location: number;
 }
 
-export const MAX_ENTRIES = 32_768;
+export const MAX_ENTRIES = 65_536;
 
 export class LinkMemo {
   private young = new Map<string, LinkFacts>();
@@ -45,6 +50,7 @@ export class LinkMemo {
     private readonly normalize: NormalizeOptions,
     private readonly scope: (url: string) => ScopeDecision,
     maxEntries = MAX_ENTRIES,
+    private readonly locationMetric: ((url: string) => number) | null = null,
   ) {
     this.half = Math.max(1, Math.floor(maxEntries / 2));
     this.youngHashes = new Uint8Array(this.half * URL_HASH_BYTES);
@@ -69,7 +75,7 @@ export class LinkMemo {
     }
     const url = tryNormalizeUrl(raw, this.normalize);
     // (raw is the parser's own string, not a slice of the page; the normalised URL is a concatenation of slices of a parse)
-    const n: LinkFacts = { url: url === null ? null : url === raw ? raw : detached(url), scope: null, slot: -1, host: '' };
+    const n: LinkFacts = { url: url === null ? null : url === raw ? raw : detached(url), scope: null, slot: -1, host: '', location: Number.NaN };
     this.keep(raw, n);
     return n;
   }
@@ -87,7 +93,7 @@ export class LinkMemo {
     this.young.set(raw, f);
   }
 
-  /** `f` with its scope decision (and, in scope, its hash and host) worked out; `f` is the last {@link facts} answer, `f.url` set. */
+  /** `f` with its scope decision (and, in scope, its hash, host and IL) worked out; `f` is the last {@link facts} answer, `f.url` set. */
   scoped(f: LinkFacts): LinkFacts {
     if (f.scope === null) {
       const url = f.url!;
@@ -96,6 +102,7 @@ export class LinkMemo {
         f.slot = this.slots++;
         this.youngHashes.set(urlHash(url), f.slot * URL_HASH_BYTES);
         f.host = hostKey(url);
+        if (this.locationMetric) f.location = this.locationMetric(url);
       }
     }
     return f;

@@ -1,3 +1,4 @@
+import { locationScorer, type LocationWeights } from '../strategy/location-metric.js';
 import { createHash } from 'node:crypto';
 import { DEFAULT_SHINGLES, MIN_SHINGLES, textSimHash, type ShingleOptions } from '../dedup/shingles.js';
 import { fingerprintBytes } from '../dedup/simhash.js';
@@ -33,6 +34,8 @@ export interface AnalysisConfig {
   simhash?: ShingleOptions | null;
   /** Detect each page's language (default true). */
   language?: boolean;
+  /** The topic's Location Metric weights: each link then carries its IL (AnalyzedLink.location). */
+  location?: LocationWeights | null;
 }
 
 export interface AnalysisInput {
@@ -63,6 +66,8 @@ export interface AnalyzedLink {
   anchorScore: number;
   /** Relevance in [0,1] of the link's context (parser's `context`); the best over repeats on the page. */
   contextScore: number;
+  /** The URL's Location Metric IL (config `location`), computed once per URL in the link memo; NaN without `location`. */
+  location: number;
 }
 
 export interface PageAnalysis {
@@ -111,7 +116,7 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
   const scorer = createPageScorer(cfg);
   const scoreText = memoScoreText(scorer);
   const norm = cfg.normalize;
-  const linkMemo = new LinkMemo(norm, createScope(cfg.scope, cfg.scopeOptions));
+  const linkMemo = new LinkMemo(norm, createScope(cfg.scope, cfg.scopeOptions), undefined, cfg.location ? locationScorer(cfg.location) : null);
   const maxLinks = cfg.maxLinksPerPage ?? Infinity;
   const shingles = cfg.simhash ?? null;
   const language = cfg.language === false ? null : new CldDetector();
@@ -166,7 +171,7 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
       if (url === input.url) return drop('self');
       const d = linkMemo.scoped(f).scope!;
       if (!d.ok) return drop(d.reason);
-      byUrl.set(url, { url, hash: linkMemo.hash(f), host: f.host, anchor: text, anchorScore: 0, contextScore: scoreText(context) });
+      byUrl.set(url, { url, hash: linkMemo.hash(f), host: f.host, anchor: text, anchorScore: 0, contextScore: scoreText(context), location: f.location });
     };
     if (page.canonical && cfg.followCanonical) {
       const canon = tryNormalizeUrl(page.canonical, norm);

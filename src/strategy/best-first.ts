@@ -25,10 +25,11 @@ export function backlinkImportance(inlinkScore: number): number {
 
 export function createImportance(cfg: StrategyConfig) {
   const il = createLocationMetric(cfg.location);
-  const score = (url: string, depth: number, inlinkScore: number) => {
+  /** `location`: the URL's IL when page analysis computed it with these weights (LinkInfo.location), else computed here */
+  const score = (url: string, depth: number, inlinkScore: number, location?: number) => {
     const ib = backlinkImportance(inlinkScore);
     const id = 1 / (1 + depth);
-    return cfg.x * ib + cfg.y * il(url) + cfg.z * id;
+    return cfg.x * ib + cfg.y * (location ?? il(url)) + cfg.z * id;
   };
   return { score, il };
 }
@@ -55,7 +56,7 @@ export function createBestFirstFamily(cfg: StrategyConfig, fish: boolean): Strat
       const life = fish ? childLife(page.life, page.relevant, cfg.max_life) : cfg.max_life;
       pending = new Array<number>(links.length).fill(Number.NaN);
       return links.map((l, i) => {
-        const base = score(l.url, l.depth, l.inlinkScore);
+        const base = score(l.url, l.depth, l.inlinkScore, l.location);
         const priority = base * yieldOf.factorFor(l.url, l.known?.id);
         if (!fish) {
           pending[i] = base;

@@ -17,11 +17,10 @@ export interface LocationWeights {
   segment_penalty: number;
 }
 
+/** IL of URLs, remembered: links repeat (navigation on every page). */
 export function createLocationMetric(w: LocationWeights): (url: string) => number {
-  const tokens = Object.entries(w.tokens).map(([t, v]) => [t.toLowerCase(), v] as const);
-  const tld = new Map(Object.entries(w.tld).map(([t, v]) => [t.toLowerCase().replace(/^\./, ''), v]));
-  // links repeat (navigation on every page): remember recent answers, bounded (two generations:
-  // the navigation's URLs survive a turnover)
+  const compute = locationScorer(w);
+  // bounded, in two generations: the navigation's URLs survive a turnover
   const memo = new MemoMap<string, number>(65_536);
   return (url: string) => {
     const hit = memo.get(url);
@@ -30,7 +29,16 @@ export function createLocationMetric(w: LocationWeights): (url: string) => numbe
     memo.set(url, v);
     return v;
   };
-  function compute(url: string): number {
+}
+
+/**
+ * IL of a URL, computed each time (page analysis computes it once per URL in its link memo and
+ * sends it with the link: LinkInfo.location).
+ */
+export function locationScorer(w: LocationWeights): (url: string) => number {
+  const tokens = Object.entries(w.tokens).map(([t, v]) => [t.toLowerCase(), v] as const);
+  const tld = new Map(Object.entries(w.tld).map(([t, v]) => [t.toLowerCase().replace(/^\./, ''), v]));
+  return (url: string): number => {
     let u: URL;
     try {
       u = new URL(url);
@@ -53,5 +61,5 @@ export function createLocationMetric(w: LocationWeights): (url: string) => numbe
     const segments = u.pathname.split('/').filter(Boolean).length;
     raw -= w.segment_penalty * segments;
     return 1 / (1 + Math.exp(-raw));
-  }
+  };
 }

@@ -113,6 +113,11 @@ export interface LinkInfo {
   anchorScore?: number;
   /** Relevance in [0,1] of the text around the link (its block, anchor excluded), if computed. */
   contextScore?: number;
+  /**
+   * The URL's Location Metric IL as page analysis computed it with the topic's `location` weights
+   * (the same as `createLocationMetric(cfg.location)(url)`), if it did: a strategy then need not.
+   */
+  location?: number;
 }
 
 /** Everything a strategy may be configured with: the topic's `strategy` and `location` slices. */

@@ -6,7 +6,7 @@ import { urlHash } from '../../src/url/url-hash.js';
 function analysis(links: { url: string; host: string; anchor: string }[]): PageAnalysis {
   return {
     charset: 'utf-8', title: 'T', relevance: 0.5, contentHash: new Uint8Array(16).fill(7), simhash: null, lang: 'en',
-    links: links.map((l, i) => ({ ...l, hash: urlHash(l.url), anchorScore: i / 10, contextScore: 1 - i / 10 })),
+    links: links.map((l, i) => ({ ...l, hash: urlHash(l.url), anchorScore: i / 10, contextScore: 1 - i / 10, location: i % 2 ? Number.NaN : 0.25 + i / 10 })),
     dropped: { media: 2 }, canonical: null, linksCut: { kept: 3, found: 9 }, noindex: false, nofollow: true,
     stored: { data: new Uint8Array([1, 2, 3]), codec: 'identity' },
   };

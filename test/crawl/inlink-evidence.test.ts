@@ -17,7 +17,7 @@ import { suiteTmpDir } from '../helpers/tmp.js';
 const tmp = suiteTmpDir('inlink-evidence');
 
 function link(url: string, anchorScore = 0, contextScore = 0): AnalyzedLink {
-  return { url, hash: new Uint8Array(urlHash(url)), host: hostKey(url), anchor: url.slice(-1), anchorScore, contextScore };
+  return { url, hash: new Uint8Array(urlHash(url)), host: hostKey(url), anchor: url.slice(-1), anchorScore, contextScore, location: Number.NaN };
 }
 
 describe('backlink evidence (IB of best-first)', () => {

@@ -5,6 +5,7 @@ import { hostKey } from '../../src/url/host.js';
 import { tryNormalizeUrl, type NormalizeOptions } from '../../src/url/normalize.js';
 import { createScope } from '../../src/url/scope.js';
 import { urlHash } from '../../src/url/url-hash.js';
+import { createLocationMetric, type LocationWeights } from '../../src/strategy/location-metric.js';
 
 const normalize: NormalizeOptions = { stripParams: ['utm_source'] };
 const scope = createScope({ hosts: ['a.test', 'b.test'], include: [], exclude: ['/private/'] }, { excludeTraps: true });
@@ -74,6 +75,31 @@ describe('LinkMemo', () => {
     }
   });
 
+  it("carries each in-scope URL's IL as the strategy's own location metric gives it, through random use; NaN without a metric", () => {
+    const weights: LocationWeights = { tokens: { star: 1, p1: 0.5 }, tld: { test: 0.2 }, segment_penalty: 0.1 };
+    const il = createLocationMetric(weights);
+    let calls = 0;
+    const memo = new LinkMemo(normalize, scope, 8, il); // (small: generations turn over all the time)
+    const large = new LinkMemo(normalize, scope, 128, (u) => (calls++, il(u)));
+    const bare = new LinkMemo(normalize, scope);
+    let seed = 5;
+    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const pool = [...RAW, ...Array.from({ length: 30 }, (_, i) => `http://a.test/star/p${i}/x.html`)];
+    let inScope = 0;
+    for (let i = 0; i < 2000; i++) {
+      const raw = pool[Math.floor(pool.length * rnd() ** 2)];
+      const f = memo.facts(raw);
+      if (f.url === null || !memo.scoped(f).scope!.ok) continue;
+      inScope++;
+      expect(f.location, raw).toBe(il(f.url));
+      expect(large.scoped(large.facts(raw)).location).toBe(f.location);
+      expect(bare.scoped(bare.facts(raw)).location).toBeNaN();
+    }
+    expect(inScope).toBeGreaterThan(1000);
+    // once per URL while it stays in the memo, not once per link
+    expect(calls).toBeLessThanOrEqual(pool.length);
+  });
+
   it('scopes a URL once however many pages link to it', () => {
     let calls = 0;
     const memo = new LinkMemo(normalize, (u) => (calls++, scope(u)));
@@ -102,6 +128,16 @@ describe('page analysis with the link memo', () => {
       const plain = (x: typeof got) => ({ ...x, stored: null, links: x.links.map((l) => ({ ...l, hash: Buffer.from(l.hash).toString('hex') })) });
       expect(plain(got)).toEqual(plain(want));
     }
+    for (const l of shared(a).links) expect(l.location).toBeNaN(); // no location weights: the crawl's thread computes IL
+    const weights: LocationWeights = { tokens: { c: 0.7 }, tld: { test: 0.1 }, segment_penalty: 0.3 };
+    const il = createLocationMetric(weights);
+    const withIl = createAnalyzer({ ...cfg, location: weights });
+    for (const p of [a, b, a]) {
+      const got = withIl(p).links;
+      expect(got.length).toBeGreaterThan(0);
+      for (const l of got) expect(l.location, l.url).toBe(il(l.url));
+    }
+    expect(new Set(withIl(a).links.map((l) => l.location)).size).toBeGreaterThan(1); // (the weights tell the URLs apart)
     const links = shared(a).links.map((l) => l.url);
     expect(links).toEqual(['http://a.test/b', 'http://a.test/c?x=1']); // self, other host and media dropped
     expect(shared(a).dropped).toEqual({ self: 1, host: 1, media: 1 });

@@ -14,7 +14,7 @@ import { strategyConfig } from '../helpers/strategy-config.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 function link(url: string): AnalyzedLink {
-  return { url, hash: urlHash(url), host: new URL(url).host, anchor: `to ${url}`, anchorScore: 0, contextScore: 0 };
+  return { url, hash: urlHash(url), host: new URL(url).host, anchor: `to ${url}`, anchorScore: 0, contextScore: 0, location: Number.NaN };
 }
 
 // (an id no worker reserves in these tests: blocks start at 1)

@@ -73,7 +73,7 @@ async function crawlWeb(dbPath: string, name: string, web: Web): Promise<void> {
         if (seen.has(l.to) || urlOf(l.to) === item.url) continue;
         seen.add(l.to);
         const url = urlOf(l.to);
-        found.push({ url, hash: new Uint8Array(urlHash(url)), host: hostKey(url), anchor: `a${l.to}`, anchorScore: l.anchor, contextScore: l.context });
+        found.push({ url, hash: new Uint8Array(urlHash(url)), host: hostKey(url), anchor: `a${l.to}`, anchorScore: l.anchor, contextScore: l.context, location: Number.NaN });
       }
       const before = local.lookup(found.map((l) => Buffer.from(l.hash)));
       const out = await intakeLinks({ frontier, strategy, maxDepth: 50 }, page, found);

@@ -73,6 +73,19 @@ describe('strategies', () => {
     expect(createStrategy('best-first', cfg).onPageFetched(page(), [l])[0]!.priority).toBeCloseTo(0.3 * ib + 0.4 * il + 0.3 * id);
   });
 
+  it("best-first takes a link's IL from page analysis when given (LinkInfo.location), the same as its own", () => {
+    const urls = ['http://tobacco.test/a/b', 'http://travel.test/', 'http://a.com/index.html', 'http://yancao.net/x/y/z'];
+    const il = createLocationMetric(cfg.location);
+    for (const name of ['best-first', 'best-first-fish']) {
+      const own = createStrategy(name, cfg).onPageFetched(page(), urls.map((u) => link(u)));
+      const given = createStrategy(name, cfg).onPageFetched(page(), urls.map((u) => link(u, { location: il(u) })));
+      expect(given).toEqual(own);
+      // and it is that value that counts: y·ΔIL
+      const [a, b] = createStrategy(name, { ...cfg, feedback: 0 }).onPageFetched(page(), [link(urls[0], { location: 0.2 }), link(urls[0], { location: 0.7 })]);
+      expect(b!.priority - a!.priority).toBeCloseTo(0.4 * 0.5);
+    }
+  });
+
   it('best-first-fish prunes links whose life reaches 0 and keeps the larger life of known URLs', () => {
     const s = createStrategy('best-first-fish', cfg);
     const [d] = s.onPageFetched(page({ life: 1, relevant: false }), [link('http://a.test/x')]);
