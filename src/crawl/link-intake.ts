@@ -71,7 +71,7 @@ export async function intakeLinks(
     infos.push({
       url: l.url, host: l.host, depth: k ? Math.min(k.depth, depth) : depth, anchor: l.anchor, known: k,
       inlinks: (k?.inlinks ?? 0) + 1, inlinkScore: Math.max(k?.inlinkScore ?? 0, inlinkContribution(page.relevance, l)),
-      anchorScore: l.anchorScore, contextScore: l.contextScore, ...(Number.isNaN(l.location) ? {} : { location: l.location }),
+      anchorScore: l.anchorScore, contextScore: l.contextScore, location: Number.isNaN(l.location) ? undefined : l.location,
     });
   });
   const t0 = deps.timing ? performance.now() : 0;

@@ -1,4 +1,3 @@
-import { locationScorer, type LocationWeights } from '../strategy/location-metric.js';
 import { createHash } from 'node:crypto';
 import { DEFAULT_SHINGLES, MIN_SHINGLES, textSimHash, type ShingleOptions } from '../dedup/shingles.js';
 import { fingerprintBytes } from '../dedup/simhash.js';
@@ -8,10 +7,11 @@ import { memoPrepare, type PrepareFn } from '../relevance/keyword-matcher.js';
 import { Parse5Parser } from '../parse/html-parser.js';
 import type { KeywordModel } from '../relevance/keyword-scorer.js';
 import { createPageScorer, memoScoreText, type TextScorer } from './page-scorer.js';
-import { LinkMemo } from './link-memo.js';
+import { LinkMemo, MAX_ENTRIES } from './link-memo.js';
 import type { LogisticModelData } from '../relevance/logistic-model.js';
 import type { ParsedPage } from '../parse/parser.js';
 import { compressBody } from '../store/body-codec.js';
+import { locationScorer, type LocationWeights } from '../strategy/location-metric.js';
 import { hostKey } from '../url/host.js';
 import { tryNormalizeUrl, type NormalizeOptions } from '../url/normalize.js';
 import { createScope, type ScopeOptions } from '../url/scope.js';
@@ -116,7 +116,7 @@ export function createAnalyzer(cfg: AnalysisConfig): (input: AnalysisInput) => P
   const scorer = createPageScorer(cfg);
   const scoreText = memoScoreText(scorer);
   const norm = cfg.normalize;
-  const linkMemo = new LinkMemo(norm, createScope(cfg.scope, cfg.scopeOptions), undefined, cfg.location ? locationScorer(cfg.location) : null);
+  const linkMemo = new LinkMemo(norm, createScope(cfg.scope, cfg.scopeOptions), MAX_ENTRIES, cfg.location ? locationScorer(cfg.location) : null);
   const maxLinks = cfg.maxLinksPerPage ?? Infinity;
   const shingles = cfg.simhash ?? null;
   const language = cfg.language === false ? null : new CldDetector();
