@@ -202,7 +202,7 @@ export function createLearning(cfg: StrategyConfig): Strategy {
       decided = new Array<number>(links.length);
       fx.clearSaved();
       return links.map((l, i): LinkDecision => {
-        fx.build(l.url, l.anchor, l.anchorScore ?? 0, parent);
+        fx.build(l.url, l.anchor, l.anchorScore ?? 0, parent, l.location);
         // kept for onLinksStored, which gets the same links: not built twice
         fx.save(i);
         // the page's own children: none recorded yet, so its parent yield is 0

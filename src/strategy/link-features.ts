@@ -81,11 +81,11 @@ export class LinkFeaturizer {
    * Builds the static features of a link to `url` with `anchor` (and its relevance, `anchorScore`)
    * from `parent` (null: a seed).
    */
-  build(url: string, anchor: string, anchorScore: number, parent: LinkParent | null): void {
+  build(url: string, anchor: string, anchorScore: number, parent: LinkParent | null, location?: number): void {
     this.n = 0;
     const depth = parent ? parent.depth + 1 : 0;
     const ib = Math.min(1, Math.max(0, parent ? parent.relevance : 0, anchorScore));
-    const il = this.il(url);
+    const il = location ?? this.il(url);
     const id = 1 / (1 + depth);
     this.prior = this.cfg.x * ib + this.cfg.y * il + this.cfg.z * id;
     this.push('bias', 1);

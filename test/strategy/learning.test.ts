@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { explainPriority } from '../../src/cli/explain-report.js';
 import { openDatabase } from '../../src/store/sqlite-store.js';
 import { createLearning } from '../../src/strategy/learning.js';
+import { createLocationMetric } from '../../src/strategy/location-metric.js';
 import { fnv1a, LinkModel, sigmoid } from '../../src/strategy/link-model.js';
 import type { LinkedHistoryPage, LinkInfo, PageInfo, Strategy } from '../../src/strategy/strategy.js';
 import { crawlCorpus, repoRoot } from '../helpers/crawl-corpus.js';
@@ -88,6 +89,34 @@ describe('the learning strategy', () => {
     const st = s.stats();
     expect(st.examples).toBe(80);
     expect(st.positives).toBe(40);
+  });
+
+  it("takes a link's IL from page analysis when given (LinkInfo.location): the same decisions and model as its own", () => {
+    const cfg = strategyConfig({ name: 'learning', explore: 0, location: { tokens: { good: 1, hub: 0.5 }, tld: { test: 0.2 }, segment_penalty: 0.2 } } as never);
+    const il = createLocationMetric(cfg.location);
+    const own = createLearning(cfg) as Learning;
+    const given = createLearning(cfg) as Learning;
+    const odd = createLearning(cfg) as Learning;
+    let id = 10;
+    let differs = false;
+    for (let round = 0; round < 30; round++) {
+      const hub = page(1000 + round, `http://a.test/hub${round}.html`, round % 3 === 0);
+      const links = [link(`http://a.test/good/${round}.html`), link(`http://a.test/bad/x/${round}.html`)];
+      const d = own.onPageFetched(hub, links);
+      expect(given.onPageFetched(hub, links.map((l) => ({ ...l, location: il(l.url) })))).toEqual(d);
+      // and it is the given value that counts
+      const o = odd.onPageFetched(hub, links.map((l) => ({ ...l, location: 1 - il(l.url) })));
+      if (o.some((x, i) => x!.priority !== d[i]!.priority)) differs = true;
+      const ids = [id++, id++];
+      for (const s of [own, given, odd]) {
+        s.onLinksStored!(hub, links, ids);
+        s.onLinksStored!(page(ids[0], links[0].url, true, 2), [], []);
+        s.onLinksStored!(page(ids[1], links[1].url, false, 2), [], []);
+      }
+    }
+    expect(given.stats()).toEqual(own.stats());
+    expect(own.stats().examples).toBeGreaterThan(40);
+    expect(differs).toBe(true);
   });
 
   it('learns how relevant the pages behind a link are, not only whether they pass the threshold', () => {
