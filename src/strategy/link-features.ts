@@ -79,7 +79,8 @@ export class LinkFeaturizer {
 
   /**
    * Builds the static features of a link to `url` with `anchor` (and its relevance, `anchorScore`)
-   * from `parent` (null: a seed).
+   * from `parent` (null: a seed). `location`: the URL's IL when page analysis computed it with the
+   * topic's weights (LinkInfo.location), else computed here.
    */
   build(url: string, anchor: string, anchorScore: number, parent: LinkParent | null, location?: number): void {
     this.n = 0;
