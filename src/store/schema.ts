@@ -57,8 +57,12 @@ CREATE TABLE IF NOT EXISTS urls (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS urls_fetch_seq ON urls(fetch_seq) WHERE fetch_seq IS NOT NULL;
 CREATE INDEX IF NOT EXISTS urls_content_hash ON urls(content_hash) WHERE content_hash IS NOT NULL;
+-- rows in the order they are written (the row id), found by url_id through its index: pages are fetched
+-- in best-first order, random in url_id, and a table keyed by url_id took each row into the middle of
+-- the b-tree (leaf splits, each leaf written ~2 times over a crawl). Files of earlier releases keep
+-- url_id as the row id: every statement names url_id, so both layouts work alike.
 CREATE TABLE IF NOT EXISTS responses (
-  url_id        INTEGER PRIMARY KEY REFERENCES urls(id),
+  url_id        INTEGER NOT NULL UNIQUE REFERENCES urls(id),
   status        INTEGER NOT NULL,
   headers       TEXT NOT NULL,                   -- JSON object
   content_type  TEXT,

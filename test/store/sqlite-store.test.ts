@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { compressBody, decompressBody, openDatabase, SqliteStore } from '../../src/store/sqlite-store.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
 import { revisitDetail } from '../../src/store/revisit-store.js';
+import { storedResponse } from '../../src/store/warc-source.js';
 import { UrlState } from '../../src/frontier/url-state.js';
 import { urlHash } from '../../src/url/url-hash.js';
 import { tmpDir } from '../helpers/tmp.js';
@@ -63,6 +64,56 @@ describe('SqliteStore', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('keeps responses in the order they are written, found by url_id; a file whose responses are keyed by url_id (earlier releases) works alike', () => {
+    /** Records responses for URLs in an order unlike their ids, one of them twice; what the file then holds and answers. */
+    const exercise = (oldLayout: boolean) => {
+      const path = join(tmpDir(), `layout-${oldLayout}.db`);
+      if (oldLayout) {
+        openDatabase(path).close();
+        const raw = new Database(path);
+        raw.exec(`DROP TABLE responses;
+          CREATE TABLE responses (url_id INTEGER PRIMARY KEY REFERENCES urls(id), status INTEGER NOT NULL, headers TEXT NOT NULL,
+            content_type TEXT, charset TEXT, title TEXT, body BLOB, body_codec TEXT NOT NULL, body_bytes INTEGER NOT NULL,
+            wire_bytes INTEGER NOT NULL, fetched_at INTEGER NOT NULL, elapsed_ms INTEGER NOT NULL);`);
+        raw.close();
+      }
+      const store = new SqliteStore(path);
+      const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+      const ids = frontier.add(Array.from({ length: 6 }, (_, i) => {
+        const url = `http://a.test/p${i}`;
+        return { hash: urlHash(url), url, host: 'a.test', depth: 0, priority: 0.5, life: 3, parentId: null, anchor: null };
+      }));
+      const order = [ids[4], ids[1], ids[5], ids[1], ids[0]];
+      order.forEach((urlId, k) => {
+        const body = Buffer.from(`<html>page ${urlId}, fetch ${k} ${'text '.repeat(200)}</html>`);
+        store.recordResponse({
+          urlId, status: 200 + k, headers: { 'content-type': 'text/html' }, contentType: 'text/html', charset: 'utf-8', title: `t${k}`,
+          stored: compressBody(body), bodyBytes: body.length, wireBytes: body.length, fetchedAt: 1000 + k, elapsedMs: 5,
+        });
+      });
+      const db = store.db;
+      const pk = (db.prepare('PRAGMA table_info(responses)').all() as { name: string; pk: number }[]).find((c) => c.name === 'url_id')!.pk;
+      const rowOrder = (db.prepare('SELECT url_id FROM responses ORDER BY rowid').all() as { url_id: number }[]).map((r) => r.url_id);
+      const answers = ids.map((id) => {
+        const r = storedResponse(db, id);
+        return r && { url: r.url, status: r.status, body: r.body.toString() };
+      });
+      store.close();
+      return { pk, rowOrder, answers };
+    };
+    const fresh = exercise(false);
+    const old = exercise(true);
+    // a new file: url_id is not the row id, and the rows lie in the order written (the replaced one last)
+    expect(fresh.pk).toBe(0);
+    expect(fresh.rowOrder).toEqual([5, 6, 2, 1]);
+    expect(old.pk).toBe(1);
+    expect(old.rowOrder).toEqual([1, 2, 5, 6]);
+    // both answer every URL alike: the latest response of each, none for those never fetched
+    expect(fresh.answers).toEqual(old.answers);
+    expect(fresh.answers.map((a) => a?.status ?? null)).toEqual([204, 203, null, null, 200, 202]);
+    expect(fresh.answers[1]!.body).toContain('fetch 3');
   });
 
   it('groups page transactions: readers see whole pages only after the group commits', async () => {
