@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { lockPathOf } from '../../src/store/crawl-lock.js';
+import { PAGE_SIZE } from '../../src/store/open-database.js';
 import { readRows, repoRoot } from '../helpers/crawl-corpus.js';
 import { runCliProcess, startCli } from '../helpers/cli-process.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -117,9 +118,10 @@ describe('a clean stop', () => {
 describe('a fatal storage failure', () => {
   it('ends the process with E_STORE and exit 1 instead of hanging, and leaves a consistent file', async () => {
     const db = join(tmpDir(), 'full.db');
-    // a test hook caps the crawl file's pages: writes then fail as on a full disk (SQLITE_FULL)
+    // a test hook caps the crawl file's pages (PAGE_SIZE each: 23 of 8 KB, the bytes 45 of 4 KB
+    // were): writes then fail as on a full disk (SQLITE_FULL) well before the 200 pages
     const r = await runCliProcess(crawlArgs(db, 'politeness.delay_ms=0', 'politeness.concurrency=4', 'limits.max_pages=200'), {
-      env: { TOPICRAWL_TEST_MAX_PAGE_COUNT: '45' },
+      env: { TOPICRAWL_TEST_MAX_PAGE_COUNT: String(Math.round((45 * 4096) / PAGE_SIZE)) },
       timeoutMs: 45_000, // a hang ends in SIGKILL, and the signal check below fails
     });
     expect(r.signal).toBeNull();

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { compressBody, decompressBody, openDatabase, SqliteStore } from '../../src/store/sqlite-store.js';
+import { PAGE_SIZE } from '../../src/store/open-database.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
 import { revisitDetail } from '../../src/store/revisit-store.js';
 import { storedResponse } from '../../src/store/warc-source.js';
@@ -64,6 +65,30 @@ describe('SqliteStore', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('makes a new crawl file with PAGE_SIZE pages, and keeps the page size of a file made with another', () => {
+    const dir = tmpDir();
+    const fresh = join(dir, 'fresh.db');
+    const db = openDatabase(fresh);
+    expect(db.pragma('page_size', { simple: true })).toBe(PAGE_SIZE);
+    expect(PAGE_SIZE).not.toBe(4096); // (SQLite's default: the test below would prove nothing)
+    db.close();
+    // a file made with SQLite's 4 KB pages (as by earlier releases) keeps them, and takes pages
+    const old = join(dir, 'old.db');
+    const raw = new Database(old);
+    raw.pragma('page_size = 4096');
+    raw.pragma('journal_mode = WAL');
+    raw.close();
+    const store = new SqliteStore(old);
+    expect(store.db.pragma('page_size', { simple: true })).toBe(4096);
+    const frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1 });
+    frontier.add([{ hash: urlHash('http://a.test/'), url: 'http://a.test/', host: 'a.test', depth: 0, priority: 1, life: 3, parentId: null, anchor: null }]);
+    store.close();
+    const again = openDatabase(old, { readonly: true });
+    expect(again.pragma('page_size', { simple: true })).toBe(4096);
+    expect((again.prepare('SELECT url FROM urls').all() as { url: string }[]).map((r) => r.url)).toEqual(['http://a.test/']);
+    again.close();
   });
 
   it('keeps responses in the order they are written, found by url_id; a file whose responses are keyed by url_id (earlier releases) works alike', () => {
