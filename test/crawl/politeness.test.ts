@@ -76,4 +76,50 @@ describe('politeness', () => {
       await new Promise((r) => server.close(r));
     }
   });
+  it('contacts a host again once its response is in, while that page is still being recorded, and never two requests at once', async () => {
+    const { createServer } = await import('node:http');
+    const hits: { path: string; at: number; end: number }[] = [];
+    const server = createServer((req, res) => {
+      const hit = { path: req.url ?? '', at: Date.now(), end: Infinity };
+      hits.push(hit);
+      const links = req.url === '/' ? Array.from({ length: 8 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ') : '';
+      setTimeout(() => {
+        hit.end = Date.now();
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${req.url}</title>${links}`);
+      }, 5);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { Crawler } = await import('../../src/crawl/crawler.js');
+    const { buildConfig } = await import('../../src/topic/config.js');
+    const port = (server.address() as import('node:net').AddressInfo).port;
+    // a page's record ends with its hooks: this one keeps each page in the pipeline 150 ms after its fetch
+    const recording: { from: number; to: number }[] = [];
+    const hook = {
+      recorded: async () => {
+        const r = { from: Date.now(), to: Infinity };
+        recording.push(r);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        r.to = Date.now();
+      },
+    };
+    try {
+      const config = buildConfig({
+        name: 'one-host', seeds: ['http://one.test/'], strategy: { name: 'breadth-first' },
+        politeness: { delay_ms: 0, concurrency: 4, per_host_concurrency: 1, robots: false },
+      });
+      const crawler = new Crawler({ config, dbPath: join(tmpDir(), 'o.db'), resolve: { 'one.test': `127.0.0.1:${port}` }, hooks: [hook] });
+      const summary = await crawler.run();
+      await crawler.close();
+      expect(summary.fetched).toBe(9);
+      expect(hits).toHaveLength(9);
+      // one request at a time: each arrives after the response before it was sent
+      for (let i = 1; i < hits.length; i++) expect(hits[i].at).toBeGreaterThanOrEqual(hits[i - 1].end);
+      // the next request did not wait for the page before it to be recorded: requests arrived while a
+      // page was still in its record (a crawler that freed the host at the record's end sends none then)
+      const duringRecord = hits.filter((h) => recording.some((r) => r.from < h.at && h.at < r.to));
+      expect(duringRecord.length).toBeGreaterThan(0);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
 });
