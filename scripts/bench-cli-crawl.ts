@@ -88,6 +88,8 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
       ...(o.strategy ? ['--strategy', o.strategy] : []),
       ...o.sets.flatMap((s) => ['--set', s]),
       ...(o.warc ? ['--warc', join(dir, 'warc')] : []),
+      // BENCH_CRAWL_ARGS: more arguments for the crawl command to try, e.g. "--analysis-threads 2"
+      ...(process.env.BENCH_CRAWL_ARGS ?? '').split(' ').filter(Boolean),
       ...o.hosts.flatMap((h) => ['--resolve', `${h}=127.0.0.1:${o.server.port}`]),
     ];
     const env: NodeJS.ProcessEnv = { ...process.env, BENCH_PROBE_OUT: probe, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${join(root, 'scripts/bench-probe.mjs')}`.trim() };
