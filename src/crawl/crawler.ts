@@ -276,11 +276,6 @@ export class Crawler extends TypedEmitter<CrawlEvents> {
         this.emit('warn', { code: res.error?.code ?? 'E_HTTP', message: `retry ${d.attempt} after ${res.error?.message ?? `HTTP ${res.status}`}`, url: item.url });
         return { state: 'requeue', counted: false, deferUntil: d.deferUntil };
       }
-      // the request is over: the host may serve its next URL while this page is analysed and recorded
-      if (d.kind !== 'give-up' && this.frontier.fetched) {
-        this.frontier.fetched(item, Date.now());
-        this.engine?.poke(); // (its loop may be waiting for a settle to claim again)
-      }
       let deferUntil: number | undefined;
       if (d.kind === 'give-up') {
         deferUntil = d.deferUntil;

@@ -117,10 +117,6 @@ export class EmbeddedFrontier implements Frontier {
     return true;
   }
 
-  fetched(lease: Lease, now: number): void {
-    this.local.fetched(lease, now);
-  }
-
   async hostId(name: string): Promise<number> {
     return this.write(() => this.local.hostId(name));
   }

@@ -64,13 +64,6 @@ export interface Frontier {
   readonly claimBatch?: number;
   /** Up to `max` URLs to fetch now, leased; or when to ask again; or why there is nothing. */
   claim(max: number, now: number): Promise<Claim>;
-  /**
-   * Optional: the request for a leased URL is over (its page may still be analysed and recorded
-   * before the lease is settled): the host's slot is free now and its politeness delay counts from
-   * `now`, not from the settle. Not for a URL that will be settled with `requeue` (a retry: its
-   * host backs off at the settle). Absent: the host's slot is freed when the lease is settled.
-   */
-  fetched?(lease: Lease, now: number): void;
   /** Ends a lease (see the contract). Returns false when the lease had expired and the URL was served again. */
   settle(lease: Lease, how: Settlement, now: number): Promise<boolean>;
   /** The id of a host (created if new). */

@@ -35,13 +35,6 @@ export interface LocalFrontier {
    * `recorded`: its outcome is written (else it is kept out of the queue until a reopen).
    */
   release(item: FrontierItem, now: number, recorded?: boolean): void;
-  /**
-   * The request for a handed-out URL is over (its page may still be analysed and recorded): its
-   * host's slot is given back now and its delay counts from `now`, as {@link LocalFrontier.release}
-   * would do later; the URL itself stays handed out until released. Once per URL at most; a URL
-   * put back with {@link LocalFrontier.requeue} must not be passed here.
-   */
-  fetched(item: FrontierItem, now: number): void;
   /** Sets a host's politeness delay (topic delay raised by robots Crawl-delay). */
   setHostDelay(hostId: number, delayMs: number): void;
   /** Stops handing out a host's URLs (per-host budget reached, host suspended); they stay queued. */

@@ -254,21 +254,6 @@ export class SqliteFrontier implements LocalFrontier {
       // (one whose outcome is written is no longer QUEUED: nothing to mark)
       if (!recorded) this.st.unrecorded.run(item.id);
     } else if (!this.requeued.delete(item.id)) return; // not handed out, or released twice
-    if (this.hostFreed.delete(item.id)) return; // its host's slot was given back when its fetch ended
-    this.freeHost(host, now);
-  }
-
-  fetched(item: FrontierItem, now: number): void {
-    if (!this.inFlightIds.has(item.id) || this.hostFreed.has(item.id)) return;
-    this.hostFreed.add(item.id);
-    this.freeHost(this.hosts.get(item.hostId)!, now);
-  }
-
-  /** URLs handed out whose host slot {@link fetched} gave back before their release. */
-  private readonly hostFreed = new Set<number>();
-
-  /** One request of `host` ended at `now`: a slot free, the next after its delay. */
-  private freeHost(host: HostSlot, now: number): void {
     host.inFlight--;
     this.busy.update(host);
     host.nextAt = Math.max(host.nextAt, now + host.delayMs);

@@ -96,38 +96,6 @@ describe('SqliteFrontier', () => {
     store.close();
   });
 
-  it('gives a host back when its fetch ends (fetched): the delay counts from then, the URL stays out until released', () => {
-    const { store, frontier } = open(tmpDir(), 1000);
-    frontier.add([entry('http://a.test/1', 3), entry('http://a.test/2', 2), entry('http://a.test/3', 1)]);
-    const first = frontier.next(0);
-    if (first.kind !== 'url') throw new Error('expected a URL');
-    expect(frontier.next(0)).toEqual({ kind: 'empty' }); // a.test busy with its one request
-    frontier.fetched(first.item, 50);
-    frontier.fetched(first.item, 400); // once only: the delay still counts from 50
-    expect(frontier.next(500)).toEqual({ kind: 'wait', until: 1050 });
-    const second = frontier.next(1050);
-    expect(second.kind === 'url' && second.item.url).toBe('http://a.test/2');
-    // the first page, still being recorded, is handed out and counted as such
-    expect(frontier.inFlight()).toBe(2);
-    expect(frontier.lookup([urlHash('http://a.test/1')]).get(urlHash('http://a.test/1').toString('hex'))?.state).toBe(UrlState.IN_FLIGHT);
-    // its release frees no second slot: a.test is busy with the second request until that one ends
-    frontier.release(first.item, 1100, true);
-    expect(frontier.inFlight()).toBe(1);
-    expect(frontier.next(5000)).toEqual({ kind: 'empty' });
-    if (second.kind !== 'url') throw new Error('expected a URL');
-    // a URL put back for a retry after its host was given back: released once, the host freed once
-    frontier.fetched(second.item, 1200);
-    frontier.requeue(second.item);
-    frontier.release(second.item, 1300);
-    expect(frontier.inFlight()).toBe(0);
-    expect(drain(frontier, 5000)).toEqual(['http://a.test/2']); // (released at 5000: the next after 6000)
-    expect(drain(frontier, 6000)).toEqual(['http://a.test/3']);
-    // one not handed out: nothing
-    frontier.fetched({ ...second.item, id: 999 }, 6000);
-    expect(frontier.inFlight()).toBe(0);
-    store.close();
-  });
-
   it('defers a host (back-off) and requeues a URL for a retry', () => {
     const { store, frontier } = open(tmpDir());
     frontier.add([entry('http://a.test/1', 5), entry('http://a.test/2', 1), entry('http://b.test/1', 3)]);
