@@ -24,7 +24,8 @@ parentPort!.on('message', (msg: { pages: { id: number; input: AnalysisInput }[] 
   }
   for (const { id, input } of msg.pages) {
     try {
-      parentPort!.postMessage({ id, result: packAnalysis(analyze(input)) });
+      const { wire, transfer } = packAnalysis(analyze(input));
+      parentPort!.postMessage({ id, result: wire }, transfer);
     } catch (err) {
       parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { packAnalysis, unpackAnalysis } from '../../src/crawl/analysis-wire.js';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+import { packAnalysis, unpackAnalysis, type WireAnalysis } from '../../src/crawl/analysis-wire.js';
 import type { PageAnalysis } from '../../src/crawl/page-analysis.js';
 import { urlHash } from '../../src/url/url-hash.js';
 
@@ -12,6 +13,16 @@ function analysis(links: { url: string; host: string; anchor: string }[]): PageA
   };
 }
 
+/** The analysis through a real message port, its buffer transferred, as the analysis thread posts it. */
+function throughPort(a: PageAnalysis): { back: PageAnalysis; sent: ArrayBuffer } {
+  const { port1, port2 } = new MessageChannel();
+  const { wire, transfer } = packAnalysis(a);
+  port1.postMessage(wire, transfer);
+  const got = receiveMessageOnPort(port2)!.message as WireAnalysis;
+  port1.close();
+  return { back: unpackAnalysis(got), sent: wire.bytes };
+}
+
 describe('analysis wire', () => {
   it('gives back every link and field after a structured clone, whatever the strings hold', () => {
     const a = analysis([
@@ -20,21 +31,56 @@ describe('analysis wire', () => {
       { url: 'http://xn--fsq.test/', host: 'xn--fsq.test', anchor: '烟草 😀 tobacco\nline\u0000nul' },
       { url: 'http://a.test/', host: 'a.test', anchor: 'a\u0301 combining' },
     ]);
-    const back = unpackAnalysis(structuredClone(packAnalysis(a)));
+    const { back } = throughPort(a);
     expect(back.links.map((l) => ({ ...l, hash: Buffer.from(l.hash).toString('hex') }))).toEqual(
       a.links.map((l) => ({ ...l, hash: Buffer.from(l.hash).toString('hex') })),
     );
-    const { links: _a, ...restA } = a;
-    const { links: _b, ...restB } = back;
+    const { links: _a, stored: sa, ...restA } = a;
+    const { links: _b, stored: sb, ...restB } = back;
     expect(restB).toEqual(restA);
+    expect({ codec: sb.codec, data: [...sb.data] }).toEqual({ codec: sa.codec, data: [...sa.data] });
     // each hash is its own 16 bytes, as a Buffer (what link intake reads)
     expect(back.links.every((l) => Buffer.isBuffer(l.hash) && l.hash.length === 16)).toBe(true);
   });
 
   it('handles a page without links, and refuses a hash of another size', () => {
-    expect(unpackAnalysis(structuredClone(packAnalysis(analysis([])))).links).toEqual([]);
+    expect(throughPort(analysis([])).back.links).toEqual([]);
     const bad = analysis([{ url: 'http://a.test/', host: 'a.test', anchor: '' }]);
     bad.links[0].hash = new Uint8Array(8);
     expect(() => packAnalysis(bad)).toThrow(/8 bytes/);
+  });
+
+  it('carries the content hash, the SimHash and a body that is a view on a larger buffer, in one transferred buffer', () => {
+    const big = new ArrayBuffer(16384);
+    const body = new Uint8Array(big, 100, 3000).map((_, i) => (i * 7) & 255); // (as zlib returns: a view on its 16 KB chunk)
+    const a = analysis([{ url: 'http://a.test/x', host: 'a.test', anchor: 'x' }, { url: 'http://b.test/', host: 'b.test', anchor: '' }]);
+    a.contentHash = new Uint8Array(16).map((_, i) => i + 1);
+    a.simhash = new Uint8Array(8).map((_, i) => 200 + i);
+    a.stored = { data: body, codec: 'br' };
+    const { back, sent } = throughPort(a);
+    expect(sent.byteLength).toBe(0); // transferred, not copied: the sender's buffer is detached
+    expect([...back.contentHash!]).toEqual([...a.contentHash]);
+    expect([...back.simhash!]).toEqual([...a.simhash]);
+    expect(back.stored.codec).toBe('br');
+    expect(Buffer.from(back.stored.data).equals(Buffer.from(body))).toBe(true);
+    // the body buffer holds the page's bytes, not zlib's whole chunk
+    expect(back.stored.data.buffer.byteLength).toBeLessThan(3000 + 2 * (24 + 12 + 16) + 16 + 8 + 1);
+    // what a link keeps (its hash) and the hashes do not hold the body's buffer
+    expect(back.links[0].hash.buffer).not.toBe(back.stored.data.buffer);
+    expect(back.contentHash!.buffer).not.toBe(back.stored.data.buffer);
+    expect(back.links[1].hash.equals(urlHash('http://b.test/'))).toBe(true);
+    // without them, both are null again
+    const plain = throughPort(analysis([])).back;
+    expect(plain.simhash).toBeNull();
+    expect([...plain.stored.data]).toEqual([1, 2, 3]);
+  });
+
+  it('refuses a content hash or SimHash of another size', () => {
+    const a = analysis([]);
+    a.simhash = new Uint8Array(4);
+    expect(() => packAnalysis(a)).toThrow(/SimHash has 4 bytes/);
+    a.simhash = null;
+    a.contentHash = new Uint8Array(32);
+    expect(() => packAnalysis(a)).toThrow(/content hash has 32 bytes/);
   });
 });
