@@ -94,12 +94,15 @@ function fmix32(h: number): number {
   return h ^ (h >>> 16); // (signed: a uint32 above 2^31 would be a heap number)
 }
 
-/** Adds the shingle made of the unit hashes `ring[from .. from + n)` (pairs; a ring of `size` pairs) to `sh`. */
-function addShingle(sh: SimHashBuilder, ring: Int32Array, size: number, from: number, n: number): void {
+/**
+ * Adds the shingle made of the unit hashes `ring[from .. from + n)` to `sh`: pairs, in a ring of
+ * `mask + 1` pairs (a power of two, so that a position wraps with a mask, not a division).
+ */
+function addShingle(sh: SimHashBuilder, ring: Int32Array, mask: number, from: number, n: number): void {
   let a = 0x243f6a88 ^ n;
   let b = 0x85a308d3;
   for (let i = 0; i < n; i++) {
-    const k = ((from + i) % size) * 2;
+    const k = ((from + i) & mask) * 2;
     a = Math.imul(a ^ ring[k], 0x9e3779b1);
     a = (a << 15) | (a >>> 17);
     b = Math.imul(b ^ ring[k + 1], 0x85ebca77);
@@ -153,16 +156,25 @@ export function textSimHash(text: Pick<PreparedText, 'units' | 'starts' | 'folde
   return { fingerprint: all.digest(), shingles: all.count };
 }
 
+/** The mask of a ring of pairs for shingles of `n` units: the smallest power of two ≥ n, less one. */
+function ringMask(n: number): number {
+  let size = 1;
+  while (size < n) size *= 2;
+  return size - 1;
+}
+
 /** Shingles of the lines with at least `minWords` words (see textSimHash), into a new builder. */
 function shingleLines(units: readonly string[], lineEnds: number[], lineWords: number[], minWords: number, opts: ShingleOptions): SimHashBuilder {
   const sh = new SimHashBuilder();
   const W = opts.words;
   const C = opts.cjk;
-  const wordRing = new Int32Array(W * 2);
-  const charRing = new Int32Array(C * 2);
+  const wordMask = ringMask(W);
+  const charMask = ringMask(C);
+  const wordRing = new Int32Array((wordMask + 1) * 2);
+  const charRing = new Int32Array((charMask + 1) * 2);
   let run = 0; // words in the current sentence so far
   const endSentence = () => {
-    if (run >= 2 && run < W) addShingle(sh, wordRing, W, 0, run);
+    if (run >= 2 && run < W) addShingle(sh, wordRing, wordMask, 0, run);
     run = 0;
   };
   let from = 0;
@@ -184,18 +196,18 @@ function shingleLines(units: readonly string[], lineEnds: number[], lineWords: n
         if (L < 2) continue;
         if (L < C) {
           for (let j = 0; j < L; j++) charHash(u.charCodeAt(j), charRing, j * 2);
-          addShingle(sh, charRing, C, 0, L);
+          addShingle(sh, charRing, charMask, 0, L);
           continue;
         }
         for (let j = 0; j < L; j++) {
-          charHash(u.charCodeAt(j), charRing, (j % C) * 2);
-          if (j >= C - 1) addShingle(sh, charRing, C, j - C + 1, C);
+          charHash(u.charCodeAt(j), charRing, (j & charMask) * 2);
+          if (j >= C - 1) addShingle(sh, charRing, charMask, j - C + 1, C);
         }
         continue;
       }
-      unitHash(u, wordRing, (run % W) * 2);
+      unitHash(u, wordRing, (run & wordMask) * 2);
       run++;
-      if (run >= W) addShingle(sh, wordRing, W, run - W, W);
+      if (run >= W) addShingle(sh, wordRing, wordMask, run - W, W);
     }
     endSentence();
     from = to + 1;
