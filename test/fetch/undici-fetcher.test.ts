@@ -1,6 +1,6 @@
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { brotliCompressSync, createGzip, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants as zlibConstants, createGzip, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { UndiciFetcher } from '../../src/fetch/undici-fetcher.js';
 import type { FetcherOptions } from '../../src/fetch/fetcher.js';
 import { writeRepeated } from '../helpers/hostile-server.js';
@@ -117,6 +117,29 @@ describe('UndiciFetcher', () => {
     const zstd = await fetcher.fetch('http://some.example/zstd');
     expect(zstd.error?.code).toBe('E_DECODE');
     expect(zstd.status).toBe(200);
+  });
+
+  it('decodes large gzip, deflate and brotli bodies sent in many pieces, byte for byte', async () => {
+    // ~6 MB of text that compresses poorly enough that the decoder falls behind the socket (its
+    // write() says so, the stream pauses, and resumes on its drain)
+    let seed = 1;
+    const words = Array.from({ length: 4000 }, (_, i) => `w${i.toString(36)}${'abcdefghij'.slice(0, i % 10)}`);
+    const text = Buffer.from(Array.from({ length: 700_000 }, () => words[(seed = (Math.imul(seed, 48271) + 11) >>> 0) % 4000]).join(' '));
+    const bodies: Record<string, Buffer> = { gzip: gzipSync(text), deflate: deflateSync(text), br: brotliCompressSync(text, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } }) };
+    const { fetcher } = await setup((req, res) => {
+      const enc = req.url!.slice(1);
+      const body = bodies[enc];
+      res.writeHead(200, { 'Content-Encoding': enc });
+      for (let at = 0; at < body.length; at += 7_000) res.write(body.subarray(at, at + 7_000));
+      res.end();
+    }, { maxPageBytes: 16 << 20 });
+    for (const enc of Object.keys(bodies)) {
+      const r = await fetcher.fetch(`http://some.example/${enc}`);
+      expect(r.error, enc).toBeUndefined();
+      expect(r.body.length, enc).toBe(text.length);
+      expect(r.body.equals(text), enc).toBe(true);
+      expect(r.wireBytes, enc).toBe(bodies[enc].length);
+    }
   });
 
   it('stops a gzip bomb at the cap, early', async () => {
