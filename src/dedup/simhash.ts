@@ -7,8 +7,8 @@
  *
  * A fingerprint is two unsigned 32-bit halves (`hi`, `lo`): JavaScript's bit operators work on 32
  * bits, and a BigInt per feature would cost more than the rest of the hash. The counts per bit are
- * kept bit-sliced (a binary counter per bit position, its planes as 32-bit words: adding one hash
- * costs a few word operations, not 64 increments).
+ * kept in nibble lanes (see BitCounter: adding one hash costs a few word operations, not 64
+ * increments).
  */
 
 /** A 64-bit fingerprint as two unsigned 32-bit halves. */
@@ -17,59 +17,67 @@ export interface Fingerprint {
   lo: number;
 }
 
+/** Nibble lanes of a 32-bit word: bits 0, 4, 8, …, 28. */
+const LANES = 0x11111111;
+/** Adds a lane holds before it could pass 15 and carry into the next. */
+const LANE_MAX = 15;
+
 /**
- * Bit-sliced counters for the 64 bit positions: plane j of a half holds bit j of every position's
- * count (planes of the high half at even indexes, of the low half at odd ones). Adding a hash
- * ripples a carry word up the planes, both halves in one loop: a few word operations, not 64
- * increments.
+ * Counters of the 64 bit positions. Adding a hash spreads each half into 4 words of nibble lanes
+ * (word k, lane j: bit 4j + k) and adds them whole (SWAR: 8 counts in one addition, no branch on
+ * the data); every 15 adds the lanes are emptied into one counter per position. A binary counter
+ * per bit position, bit-sliced, cost a carry ripple of ~7 steps a hash whose length no branch
+ * predictor can guess: 26 µs of the 107 a page's SimHash took (1,200 pages of /tmp/synth100k),
+ * about twice what this costs.
  */
-class SlicedCounter {
-  private readonly planes = new Int32Array(64);
-  private top = 0;
+class BitCounter {
+  /** nibble lanes of the high half (words 0–3) and the low half (words 4–7) */
+  private readonly lanes = new Int32Array(8);
+  /** per bit position: high half 0–31, low half 32–63 */
+  private readonly counts = new Int32Array(64);
+  private pending = 0;
 
   add(hi: number, lo: number): void {
-    const planes = this.planes;
-    let ch = hi | 0;
-    let cl = lo | 0;
-    let k = 0;
-    while ((ch | cl) !== 0) {
-      const ph = planes[k];
-      const pl = planes[k + 1];
-      planes[k] = ph ^ ch;
-      planes[k + 1] = pl ^ cl;
-      ch &= ph;
-      cl &= pl;
-      k += 2;
-    }
-    if (k > this.top) this.top = k;
+    const l = this.lanes;
+    l[0] = (l[0] + (hi & LANES)) | 0;
+    l[1] = (l[1] + ((hi >>> 1) & LANES)) | 0;
+    l[2] = (l[2] + ((hi >>> 2) & LANES)) | 0;
+    l[3] = (l[3] + ((hi >>> 3) & LANES)) | 0;
+    l[4] = (l[4] + (lo & LANES)) | 0;
+    l[5] = (l[5] + ((lo >>> 1) & LANES)) | 0;
+    l[6] = (l[6] + ((lo >>> 2) & LANES)) | 0;
+    l[7] = (l[7] + ((lo >>> 3) & LANES)) | 0;
+    if (++this.pending === LANE_MAX) this.flush();
   }
 
-  /**
-   * The word whose bit b is 1 when position b of the half (0: high, 1: low) counted more than
-   * `n / 2` ones: the counts compared with floor(n / 2) bit-sliced, from the top plane down.
-   */
-  majority(half: 0 | 1, n: number): number {
-    const planes = this.planes;
-    const t = Math.floor(n / 2);
-    const bits = this.top / 2; // planes in use per half: every count is below 2 ** bits
-    if (bits < 31 && t >= 2 ** bits) return 0;
-    let gt = 0; // positions whose count is already known to be greater
-    let eq = -1; // positions whose count equals t in the planes seen so far
-    for (let j = bits - 1; j >= 0; j--) {
-      const p = planes[2 * j + half];
-      if ((t / 2 ** j) & 1) eq &= p;
-      else {
-        gt |= eq & p;
-        eq &= ~p;
-      }
+  /** Empties the lanes into the counters. */
+  private flush(): void {
+    const l = this.lanes;
+    const c = this.counts;
+    for (let w = 0; w < 8; w++) {
+      const v = l[w];
+      if (v === 0) continue;
+      const base = (w >> 2) * 32 + (w & 3);
+      for (let j = 0; j < 8; j++) c[base + 4 * j] += (v >>> (4 * j)) & 15;
+      l[w] = 0;
     }
-    return gt >>> 0;
+    this.pending = 0;
+  }
+
+  /** The word whose bit b is 1 when position b of the half (0: high, 1: low) counted more than `n / 2` ones. */
+  majority(half: 0 | 1, n: number): number {
+    this.flush();
+    const c = this.counts;
+    const t = Math.floor(n / 2);
+    let out = 0;
+    for (let b = 0; b < 32; b++) if (c[half * 32 + b] > t) out |= 1 << b;
+    return out >>> 0;
   }
 }
 
 /** Accumulates feature hashes into a SimHash. */
 export class SimHashBuilder {
-  private readonly counts = new SlicedCounter();
+  private readonly counts = new BitCounter();
   /** Features added (occurrences). */
   count = 0;
 

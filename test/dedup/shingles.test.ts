@@ -36,6 +36,19 @@ describe('SimHashBuilder', () => {
     );
   });
 
+  it('counts long runs exactly: no count overflows its lane, ties at exactly half stay 0', () => {
+    // 100,001 hashes: every bit of hi set in all but one, bit 31 of lo set in exactly half plus one,
+    // bit 0 of lo in exactly half (of 100,000, then one more without it)
+    const b = new SimHashBuilder();
+    for (let i = 0; i < 100_000; i++) b.add(i === 7 ? 0 : 0xffffffff, (i % 2 === 0 ? 0x80000000 : 0) | (i % 2));
+    b.add(0xffffffff, 0x80000000);
+    expect(b.count).toBe(100_001);
+    expect(b.digest()).toEqual({ hi: 0xffffffff, lo: 0x80000000 });
+    const tie = new SimHashBuilder();
+    for (let i = 0; i < 30; i++) tie.add(i < 15 ? 0xffffffff : 0, i < 16 ? 1 : 0);
+    expect(tie.digest()).toEqual({ hi: 0, lo: 1 });
+  });
+
   it('counts bits, and stores a fingerprint as 8 bytes and 16 hex digits', () => {
     expect(popcount32(0)).toBe(0);
     expect(popcount32(0xffffffff)).toBe(32);
