@@ -8,6 +8,7 @@ import type { ExportRow } from '../../src/store/crawl-report.js';
 import type { TopicInput } from '../../src/topic/topic-schema.js';
 import { crawlCorpus, readRows } from '../helpers/crawl-corpus.js';
 import { crawlKilledAfter } from '../helpers/cli-process.js';
+import { startSlowProxy } from '../helpers/slow-proxy.js';
 import { runCli } from '../helpers/run-cli.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
 
@@ -70,14 +71,19 @@ describe('resume and the directory yield factor', () => {
     const topicFile = join(dir, 'topic.yaml');
     writeFileSync(topicFile, stringify(topic()));
     const server = await startCorpusServer(corpus);
+    // 10 ms a response: the 240 pages take longer than a commit group (COMMIT_EVERY_MS), so the kill
+    // comes mid-crawl however fast the machine (one request at a time: the order is the same)
+    const proxy = await startSlowProxy(server.port, 10);
     const db = join(dir, 'killed.db');
     try {
+      const killArgs = ['crawl', topicFile, '--db', db, ...Object.keys(server.resolveMap()).flatMap((h) => ['--resolve', `${h}=${proxy.address}`]), '--json'];
       const args = ['crawl', topicFile, '--db', db, ...Object.entries(server.resolveMap()).flatMap(([h, a]) => ['--resolve', `${h}=${a}`]), '--json'];
-      await crawlKilledAfter(args, db, 70);
+      await crawlKilledAfter(killArgs, db, 70);
       expect(readRows(db).length).toBeLessThan(BUDGET);
       const again = await runCli(args);
       expect(again.code, again.stderr).toBe(0);
     } finally {
+      await proxy.close();
       await server.close();
     }
     const byUrl = new Map(whole.map((r) => [r.url, r.priority]));

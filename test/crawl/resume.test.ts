@@ -7,6 +7,7 @@ import { generateSynthCorpus } from '../../src/eval/synth-corpus.js';
 import type { TopicInput } from '../../src/topic/topic-schema.js';
 import { crawlCorpus, readRows } from '../helpers/crawl-corpus.js';
 import { crawlKilledAfter } from '../helpers/cli-process.js';
+import { startSlowProxy } from '../helpers/slow-proxy.js';
 import { runCli } from '../helpers/run-cli.js';
 import { COMMIT_EVERY_PAGES } from '../../src/store/sqlite-store.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
@@ -60,10 +61,14 @@ describe('resume', () => {
     writeFileSync(topicFile, stringify(topic));
     const requests: CorpusRequestRecord[] = [];
     const server = await startCorpusServer(corpus, { onRequest: (r) => requests.push(r) });
+    // 5 ms a response: the 400 pages take longer than a commit group (COMMIT_EVERY_MS), so the kill
+    // comes mid-crawl however fast the machine (one request at a time: the order is the same)
+    const proxy = await startSlowProxy(server.port, 5);
     try {
       const db = join(dir, 'killed.db');
+      const killArgs = ['crawl', topicFile, '--db', db, ...Object.keys(server.resolveMap()).flatMap((h) => ['--resolve', `${h}=${proxy.address}`]), '--json'];
       const args = ['crawl', topicFile, '--db', db, ...Object.entries(server.resolveMap()).flatMap(([h, a]) => ['--resolve', `${h}=${a}`]), '--json'];
-      const killedAt = await crawlKilledAfter(args, db, 40);
+      const killedAt = await crawlKilledAfter(killArgs, db, 40);
       expect(killedAt).toBeLessThan(400);
       const before = fetchedUrls(db).length;
       expect(before).toBeLessThan(400);
@@ -83,6 +88,7 @@ describe('resume', () => {
       const pages = requests.filter((r) => r.path !== '/robots.txt').map((r) => `http://${r.host}${r.path}`);
       expect(pages.length - new Set(pages).size).toBeLessThanOrEqual(COMMIT_EVERY_PAGES + 1);
     } finally {
+      await proxy.close();
       await server.close();
     }
   });
