@@ -63,6 +63,9 @@ export function memoPrepare(): PrepareFn {
   };
 }
 
+/** Entries of KeywordMatcher's first-unit filter (a power of two). */
+const FILTER_SIZE = 4096;
+
 /** Keywords compiled for counting; {@link count} is linear in the number of units of the text. */
 export class KeywordMatcher {
   readonly keywords: CompiledKeyword[];
@@ -70,10 +73,11 @@ export class KeywordMatcher {
   private readonly byFirst = new Map<string, number[]>();
   /**
    * A filter before {@link byFirst}: bit (length of a first unit, at most 31) of the entry at its
-   * first code unit is set. A text's unit whose bit is clear starts no keyword, and costs two array
-   * reads instead of a map lookup (which hashes and compares strings: most of count()'s time).
+   * first code unit (modulo the table's size: another character there only costs a lookup) is set.
+   * A text's unit whose bit is clear starts no keyword, and costs two array reads instead of a map
+   * lookup (which hashes and compares strings: most of count()'s time).
    */
-  private readonly firstFilter = new Int32Array(65536);
+  private readonly firstFilter = new Int32Array(FILTER_SIZE);
   /** Sequence keywords whose first unit is a CJK run (checked against every CJK unit). */
   private readonly cjkFirst: number[] = [];
   private readonly substrings: number[] = [];
@@ -93,7 +97,7 @@ export class KeywordMatcher {
         const list = this.byFirst.get(first);
         if (list) list.push(i);
         else this.byFirst.set(first, [i]);
-        this.firstFilter[first.charCodeAt(0)] |= 1 << Math.min(first.length, 31);
+        this.firstFilter[first.charCodeAt(0) & (FILTER_SIZE - 1)] |= 1 << Math.min(first.length, 31);
       }
     });
   }
@@ -108,7 +112,7 @@ export class KeywordMatcher {
     for (let p = 0; p < units.length; p++) {
       const u = units[p];
       if (u === SENTENCE_BREAK) continue;
-      if ((filter[u.charCodeAt(0)] & (1 << Math.min(u.length, 31))) !== 0) {
+      if ((filter[u.charCodeAt(0) & (FILTER_SIZE - 1)] & (1 << Math.min(u.length, 31))) !== 0) {
         const list = this.byFirst.get(u);
         if (list) for (const i of list) if (this.matchesAt(this.keywords[i].units, text, p)) counts[i]++;
       }

@@ -36,5 +36,8 @@ describe('KeywordMatcher', () => {
     const at = (term: string) => c[m.keywords.findIndex((k) => k.term === term)];
     expect([at('star'), at('star cluster'), at(long), at(`${long} disease`), at('éclair'), at('ökologie heute'), at('astral projection')])
       .toEqual([1, 1, 1, 1, 1, 1, 1]);
+    // a unit whose first character shares a filter entry with a keyword's (U+5061 and 'a', modulo
+    // the table), of the same length: looked up, not counted
+    expect(m.count(prepareText('\u5061\u5061\u5061\u5061\u5061 astro')).reduce((a, b) => a + b, 0)).toBe(1);
   });
 });
