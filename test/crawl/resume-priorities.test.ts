@@ -8,7 +8,7 @@ import type { ExportRow } from '../../src/store/crawl-report.js';
 import type { TopicInput } from '../../src/topic/topic-schema.js';
 import { crawlCorpus, readRows } from '../helpers/crawl-corpus.js';
 import { crawlKilledAfter } from '../helpers/cli-process.js';
-import { startSlowProxy } from '../helpers/slow-proxy.js';
+import { resolveArgs, startSlowProxy } from '../helpers/slow-proxy.js';
 import { runCli } from '../helpers/run-cli.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
 
@@ -76,8 +76,8 @@ describe('resume and the directory yield factor', () => {
     const proxy = await startSlowProxy(server.port, 10);
     const db = join(dir, 'killed.db');
     try {
-      const killArgs = ['crawl', topicFile, '--db', db, ...Object.keys(server.resolveMap()).flatMap((h) => ['--resolve', `${h}=${proxy.address}`]), '--json'];
-      const args = ['crawl', topicFile, '--db', db, ...Object.entries(server.resolveMap()).flatMap(([h, a]) => ['--resolve', `${h}=${a}`]), '--json'];
+      const args = ['crawl', topicFile, '--db', db, ...resolveArgs(server.resolveMap()), '--json'];
+      const killArgs = ['crawl', topicFile, '--db', db, ...resolveArgs(server.resolveMap(), proxy.address), '--json'];
       await crawlKilledAfter(killArgs, db, 70);
       expect(readRows(db).length).toBeLessThan(BUDGET);
       const again = await runCli(args);

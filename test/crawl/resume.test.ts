@@ -7,7 +7,7 @@ import { generateSynthCorpus } from '../../src/eval/synth-corpus.js';
 import type { TopicInput } from '../../src/topic/topic-schema.js';
 import { crawlCorpus, readRows } from '../helpers/crawl-corpus.js';
 import { crawlKilledAfter } from '../helpers/cli-process.js';
-import { startSlowProxy } from '../helpers/slow-proxy.js';
+import { resolveArgs, startSlowProxy } from '../helpers/slow-proxy.js';
 import { runCli } from '../helpers/run-cli.js';
 import { COMMIT_EVERY_PAGES } from '../../src/store/sqlite-store.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
@@ -66,8 +66,8 @@ describe('resume', () => {
     const proxy = await startSlowProxy(server.port, 5);
     try {
       const db = join(dir, 'killed.db');
-      const killArgs = ['crawl', topicFile, '--db', db, ...Object.keys(server.resolveMap()).flatMap((h) => ['--resolve', `${h}=${proxy.address}`]), '--json'];
-      const args = ['crawl', topicFile, '--db', db, ...Object.entries(server.resolveMap()).flatMap(([h, a]) => ['--resolve', `${h}=${a}`]), '--json'];
+      const args = ['crawl', topicFile, '--db', db, ...resolveArgs(server.resolveMap()), '--json'];
+      const killArgs = ['crawl', topicFile, '--db', db, ...resolveArgs(server.resolveMap(), proxy.address), '--json'];
       const killedAt = await crawlKilledAfter(killArgs, db, 40);
       expect(killedAt).toBeLessThan(400);
       const before = fetchedUrls(db).length;

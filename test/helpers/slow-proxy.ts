@@ -34,3 +34,8 @@ export async function startSlowProxy(targetPort: number, delayMs: number): Promi
     }),
   };
 }
+
+/** A crawl's `--resolve` arguments for a corpus server's hosts (its resolveMap), each mapped to `to` when given. */
+export function resolveArgs(map: Record<string, string>, to?: string): string[] {
+  return Object.entries(map).flatMap(([h, a]) => ['--resolve', `${h}=${to ?? a}`]);
+}
