@@ -127,6 +127,12 @@ try {
       },
       crawl_thread_busy: +c.pipeline.crawlThreadBusy.toFixed(2),
       analysis_threads_busy: c.pipeline.analysisThreadsBusy === null ? null : +c.pipeline.analysisThreadsBusy.toFixed(2),
+      // a page at analysis, ms on average: queued for the thread, analysed, back to the crawl's thread
+      analysis_ms: c.pipeline.analysisWaits ? {
+        queued: +c.pipeline.analysisWaits.queuedMs.toFixed(2),
+        analysed: +c.pipeline.analysisWaits.analysingMs.toFixed(2),
+        returning: +c.pipeline.analysisWaits.returningMs.toFixed(2),
+      } : null,
     },
     sqlite_calls: c.sqliteCalls,
     sqlite_calls_per_page: +(c.sqliteCalls / c.fetched).toFixed(1),

@@ -44,14 +44,16 @@ export function formatSummary(s: CrawlSummary, truth?: LabelHarvest | null): str
 /**
  * How full the pipeline was and how busy its threads, for the summary: e.g. "5.9 of 16 pages in
  * flight on average (2.0 fetching, 3.9 at analysis); empty slots: 9.8 held for best-first order,
- * 0.0 for politeness, 0.3 nothing to fetch; busy: crawl thread 55%, analysis threads 84%".
+ * 0.0 for politeness, 0.3 nothing to fetch; busy: crawl thread 55%, analysis threads 84%; a page at
+ * analysis: 3.7 ms queued, 0.8 ms analysed, 0.6 ms back to the crawl thread".
  */
 export function pipelineLine(p: PipelineSummary): string {
   const n = (x: number) => x.toFixed(1);
   const busy = (x: number) => `${Math.round(x * 100)}%`;
   return `${n(p.meanInFlight)} of ${p.concurrency} pages in flight on average (${n(p.meanFetching)} fetching, ${n(p.meanAnalysing)} at analysis); ` +
     `empty slots: ${n(p.idleSlots.order)} held for best-first order, ${n(p.idleSlots.politeness)} for politeness, ${n(p.idleSlots.other)} nothing to fetch; ` +
-    `busy: crawl thread ${busy(p.crawlThreadBusy)}${p.analysisThreadsBusy === null ? ' (analysis on it)' : `, analysis threads ${busy(p.analysisThreadsBusy)}`}`;
+    `busy: crawl thread ${busy(p.crawlThreadBusy)}${p.analysisThreadsBusy === null ? ' (analysis on it)' : `, analysis threads ${busy(p.analysisThreadsBusy)}`}` +
+    (p.analysisWaits ? `; a page at analysis: ${n(p.analysisWaits.queuedMs)} ms queued, ${n(p.analysisWaits.analysingMs)} ms analysed, ${n(p.analysisWaits.returningMs)} ms back to the crawl thread` : '');
 }
 
 /** When relevance feedback's terms were chosen, for the summary and `stats`. */

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { TopicrawlError } from '../errors.js';
 import type { AnalysisConfig, AnalysisInput, PageAnalysis } from './page-analysis.js';
 import { unpackAnalysis, type WireAnalysis } from './analysis-wire.js';
+import type { AnalysisWaitTotals } from './pipeline-meter.js';
 
 interface Slot {
   w: Worker;
@@ -59,7 +60,9 @@ function workerEntry(): { entry: string | URL; eval: boolean } {
  */
 export class AnalyzerPool {
   private readonly workers: Slot[] = [];
-  private readonly pending = new Map<number, { resolve: (a: PageAnalysis) => void; reject: (e: Error) => void; slot: Slot }>();
+  private readonly pending = new Map<number, { resolve: (a: PageAnalysis) => void; reject: (e: Error) => void; slot: Slot; handedAt: number }>();
+  /** Where the analysed pages' time went so far (see {@link waits}). */
+  private readonly waitTotals: AnalysisWaitTotals = { pages: 0, queuedMs: 0, analysingMs: 0, returningMs: 0 };
   /** `workers: 0`: the analysis in this thread (page-analysis.js, parse5 and the decoders, loaded then only) */
   private inline: Promise<(i: AnalysisInput) => PageAnalysis> | null;
   private nextId = 1;
@@ -75,11 +78,12 @@ export class AnalyzerPool {
       const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
       void exited.then(loaded);
       const slot: Slot = { w, busy: 0, outbox: [], ready, exited };
-      w.on('message', (m: { id: number; result?: WireAnalysis; error?: string; ready?: true }) => {
+      w.on('message', (m: { id: number; result?: WireAnalysis; at?: [number, number]; error?: string; ready?: true }) => {
         if (m.ready) return loaded();
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
+        if (m.at) this.timed(p.handedAt, m.at[0], m.at[1]);
         if (--p.slot.busy === 0) p.slot.w.unref();
         if (m.result) p.resolve(unpackAnalysis(m.result));
         else p.reject(new TopicrawlError('E_PARSE', m.error ?? 'page analysis failed'));
@@ -125,8 +129,9 @@ export class AnalyzerPool {
     for (const s of this.workers) if (s.busy < slot.busy) slot = s;
     const id = this.nextId++;
     if (slot.busy++ === 0) slot.w.ref();
+    const handedAt = performance.timeOrigin + performance.now();
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, slot });
+      this.pending.set(id, { resolve, reject, slot, handedAt });
       // the pages handed over in this turn go in one message at its end: each message wakes the
       // thread, which on a busy machine costs more than the copy
       if (slot.outbox.push({ id, input }) === 1) setImmediate(() => this.send(slot));
@@ -148,6 +153,27 @@ export class AnalyzerPool {
       ms += u.active;
     }
     return { share: share / this.workers.length, seconds: ms / 1000 };
+  }
+
+  /**
+   * Where the time of the pages analysed on the threads went, in all since the pool started: from
+   * the hand-over (analyze()) to the start of the page's analysis on its thread (`queuedMs`: the
+   * outbox, the message, the pages before it), the analysis itself (`analysingMs`, the thread's wall
+   * clock, packing the result included) and from the result's post to this thread reading it
+   * (`returningMs`: this thread's event loop busy with other work). Null when the pool analyses on
+   * the calling thread. Clock readings of two threads: a negative span (their origins differ by a
+   * few µs) counts as 0.
+   */
+  waits(): AnalysisWaitTotals | null {
+    return this.threads > 0 ? { ...this.waitTotals } : null;
+  }
+
+  private timed(handedAt: number, started: number, ended: number): void {
+    const t = this.waitTotals;
+    t.pages++;
+    t.queuedMs += Math.max(0, started - handedAt);
+    t.analysingMs += Math.max(0, ended - started);
+    t.returningMs += Math.max(0, performance.timeOrigin + performance.now() - ended);
   }
 
   /** Sends a thread the pages waiting in its outbox. */

@@ -28,6 +28,41 @@ export interface PipelineSummary {
   crawlThreadBusy: number;
   /** Share of their time the analysis threads were busy, on average; null when pages were analysed on the crawl's thread. */
   analysisThreadsBusy: number | null;
+  /**
+   * A page's time at analysis, in ms on average (see {@link AnalysisWaits}); null when pages were
+   * analysed on the crawl's thread, or none was analysed.
+   */
+  analysisWaits: AnalysisWaits | null;
+}
+
+/**
+ * Where a page's time at analysis goes, in ms on average: queued for its analysis thread (from the
+ * hand-over to the start of its analysis), analysed (the analysis on the thread's wall clock), and
+ * returning (from the result's post until the crawl's thread reads it, its event loop busy with
+ * other work). Pages queued at the analysis threads: they are what the crawl waits for; results
+ * returning late: the crawl's thread is.
+ */
+export interface AnalysisWaits {
+  queuedMs: number;
+  analysingMs: number;
+  returningMs: number;
+}
+
+/** Totals of {@link AnalysisWaits} over `pages` pages (AnalyzerPool.waits). */
+export interface AnalysisWaitTotals {
+  pages: number;
+  queuedMs: number;
+  analysingMs: number;
+  returningMs: number;
+}
+
+/** The means of the pages analysed between two readings of the totals (null: none). */
+export function waitsBetween(from: AnalysisWaitTotals | null, to: AnalysisWaitTotals | null): AnalysisWaits | null {
+  if (!to) return null;
+  const base = from ?? { pages: 0, queuedMs: 0, analysingMs: 0, returningMs: 0 };
+  const n = to.pages - base.pages;
+  if (n <= 0) return null;
+  return { queuedMs: (to.queuedMs - base.queuedMs) / n, analysingMs: (to.analysingMs - base.analysingMs) / n, returningMs: (to.returningMs - base.returningMs) / n };
 }
 
 /**
@@ -101,7 +136,7 @@ export class PipelineMeter {
   }
 
   /** The means from the start to now (to the end, after end()). */
-  summary(busy: { crawlThread: number; analysisThreads: number | null }): PipelineSummary {
+  summary(busy: { crawlThread: number; analysisThreads: number | null; analysisWaits?: AnalysisWaits | null }): PipelineSummary {
     this.advance();
     const span = this.last - this.start;
     const mean = (area: number) => (span > 0 ? area / span : 0);
@@ -113,6 +148,7 @@ export class PipelineMeter {
       idleSlots: { order: mean(this.idleArea.order), politeness: mean(this.idleArea.politeness), other: mean(this.idleArea.other) },
       crawlThreadBusy: busy.crawlThread,
       analysisThreadsBusy: busy.analysisThreads,
+      analysisWaits: busy.analysisWaits ?? null,
     };
   }
 
@@ -131,7 +167,7 @@ export class PipelineMeter {
 
 /**
  * The pipeline of several crawl processes of one crawl (`--workers`) as one: their limits, pages and
- * idle slots added up (their runs overlap), their threads' busy shares averaged.
+ * idle slots added up (their runs overlap), their threads' busy shares and a page's waits at analysis averaged.
  */
 export function combinePipelines(xs: (PipelineSummary | null)[]): PipelineSummary | null {
   const ps = xs.filter((x): x is PipelineSummary => x !== null);
@@ -146,12 +182,22 @@ export function combinePipelines(xs: (PipelineSummary | null)[]): PipelineSummar
     idleSlots: { order: sum((p) => p.idleSlots.order), politeness: sum((p) => p.idleSlots.politeness), other: sum((p) => p.idleSlots.other) },
     crawlThreadBusy: sum((p) => p.crawlThreadBusy) / ps.length,
     analysisThreadsBusy: analysed.length ? analysed.reduce((s, p) => s + p.analysisThreadsBusy!, 0) / analysed.length : null,
+    analysisWaits: meanWaits(ps.map((p) => p.analysisWaits)),
   };
+}
+
+function meanWaits(xs: (AnalysisWaits | null | undefined)[]): AnalysisWaits | null {
+  const ws = xs.filter((x): x is AnalysisWaits => x != null);
+  if (ws.length === 0) return null;
+  const mean = (f: (w: AnalysisWaits) => number) => ws.reduce((s, w) => s + f(w), 0) / ws.length;
+  return { queuedMs: mean((w) => w.queuedMs), analysingMs: mean((w) => w.analysingMs), returningMs: mean((w) => w.returningMs) };
 }
 
 /** What a run's pipeline reads of its analysis threads (AnalyzerPool). */
 interface AnalysisThreads {
   busy(): { share: number; seconds: number } | null;
+  /** Totals of where analysed pages' time went since the threads started (null: analysis on the crawl's thread). */
+  waits?(): AnalysisWaitTotals | null;
 }
 
 /**
@@ -162,10 +208,13 @@ interface AnalysisThreads {
 export class RunPipeline {
   readonly meter: PipelineMeter;
   private readonly since = performance.eventLoopUtilization();
+  /** The analysis threads' wait totals as the run started (the pool may have served a run before). */
+  private readonly waitsSince: AnalysisWaitTotals | null;
   private ended: { summary: PipelineSummary; busySeconds: PipelineReading['busySeconds'] } | null = null;
 
   constructor(concurrency: number, private readonly analysis: AnalysisThreads) {
     this.meter = new PipelineMeter(concurrency);
+    this.waitsSince = analysis.waits?.() ?? null;
   }
 
   /** The run ended: stops the meter and returns the summary (the same on later calls). */
@@ -175,7 +224,9 @@ export class RunPipeline {
       const crawl = performance.eventLoopUtilization(this.since);
       const analysis = this.analysis.busy();
       this.ended = {
-        summary: this.meter.summary({ crawlThread: crawl.utilization, analysisThreads: analysis?.share ?? null }),
+        summary: this.meter.summary({
+          crawlThread: crawl.utilization, analysisThreads: analysis?.share ?? null, analysisWaits: waitsBetween(this.waitsSince, this.analysis.waits?.() ?? null),
+        }),
         busySeconds: { crawl: crawl.active / 1000, analysis: analysis?.seconds ?? null },
       };
     }

@@ -2,7 +2,8 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { defaultAnalysisThreads } from '../../src/crawl/analyzer-pool.js';
+import { AnalyzerPool, defaultAnalysisThreads } from '../../src/crawl/analyzer-pool.js';
+import type { AnalysisConfig } from '../../src/crawl/page-analysis.js';
 import type { PipelineSummary } from '../../src/crawl/pipeline-meter.js';
 import { repoRoot } from '../helpers/crawl-corpus.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -72,9 +73,18 @@ describe('analysis threads', () => {
       expect(p.crawlThreadBusy).toBeLessThanOrEqual(1);
     }
     expect(inline.summary.pipeline.analysisThreadsBusy).toBeNull();
+    expect(inline.summary.pipeline.analysisWaits).toBeNull();
     for (const { summary } of [one, three]) {
       expect(summary.pipeline.analysisThreadsBusy).toBeGreaterThan(0);
       expect(summary.pipeline.analysisThreadsBusy).toBeLessThanOrEqual(1);
+      // where a page's time at analysis went: each part measured, the analysis itself never nothing
+      const w = summary.pipeline.analysisWaits!;
+      expect(w).not.toBeNull();
+      for (const ms of [w.queuedMs, w.analysingMs, w.returningMs]) {
+        expect(ms).toBeGreaterThanOrEqual(0);
+        expect(ms).toBeLessThan(10_000);
+      }
+      expect(w.analysingMs).toBeGreaterThan(0);
     }
   }, 240_000);
 
@@ -82,7 +92,7 @@ describe('analysis threads', () => {
     const r = await runCli(['crawl', topic, '--corpus', corpus, '--db', join(dir, 'text.db'), '--max-pages', '20',
       '--set', 'politeness.delay_ms=0', '--set', 'politeness.concurrency=4', '--analysis-threads', '1'], { timeoutMs: 120_000 });
     expect(r.code).toBe(0);
-    const m = /\n  pipeline +(\d+\.\d) of 4 pages in flight on average \((\d+\.\d) fetching, (\d+\.\d) at analysis\); empty slots: (\d+\.\d) held for best-first order, (\d+\.\d) for politeness, (\d+\.\d) nothing to fetch; busy: crawl thread (\d+)%, analysis threads (\d+)%\n/.exec(r.stdout);
+    const m = /\n  pipeline +(\d+\.\d) of 4 pages in flight on average \((\d+\.\d) fetching, (\d+\.\d) at analysis\); empty slots: (\d+\.\d) held for best-first order, (\d+\.\d) for politeness, (\d+\.\d) nothing to fetch; busy: crawl thread (\d+)%, analysis threads (\d+)%; a page at analysis: (\d+\.\d) ms queued, (\d+\.\d) ms analysed, (\d+\.\d) ms back to the crawl thread\n/.exec(r.stdout);
     expect(m, r.stdout).not.toBeNull();
     const [inFlight, fetching, analysing, order, politeness, other] = m!.slice(1, 7).map(Number);
     expect(inFlight).toBeGreaterThan(0);
@@ -91,6 +101,37 @@ describe('analysis threads', () => {
     expect(fetching + analysing).toBeLessThanOrEqual(inFlight + 0.1);
     expect(order + politeness + other).toBeLessThanOrEqual(4 - inFlight + 0.2);
     expect(Number(m![8])).toBeGreaterThan(0);
+    expect(Number(m![10])).toBeGreaterThan(0); // a page's analysis took some time (rounded to a tenth of a ms)
+  }, 120_000);
+
+  it('the pool times each page analysed on its threads: queued, analysed, back; none when it analyses inline', async () => {
+    const cfg: AnalysisConfig = {
+      keywords: { galaxy: 1 }, fields: { title: 3, headings: 2, anchor: 2, body: 1 }, scope: { hosts: [], include: [], exclude: [] },
+      scopeOptions: { maxUrlLength: 2048, excludeTraps: true, maxRepeatedSegments: 3 }, normalize: { stripParams: [], keepDefaultStripList: true, sortQuery: true },
+      followCanonical: true, simhash: { words: 3, cjk: 3, minLineWords: 20 }, language: true,
+    } as AnalysisConfig;
+    const body = new TextEncoder().encode(`<p>${'The telescope sees a distant galaxy tonight. '.repeat(400)}</p>`);
+    const page = (i: number) => ({ url: `http://a.example/${i}`, host: 'a.example', body, contentType: 'text/html', html: true, anchors: [] });
+    const pool = new AnalyzerPool(cfg, 1);
+    try {
+      expect(pool.waits()).toEqual({ pages: 0, queuedMs: 0, analysingMs: 0, returningMs: 0 });
+      // handed over together: the later pages wait in the thread's queue while the first ones are analysed
+      await Promise.all(Array.from({ length: 8 }, (_, i) => pool.analyze(page(i))));
+      const w = pool.waits()!;
+      expect(w.pages).toBe(8);
+      expect(w.analysingMs).toBeGreaterThan(0);
+      expect(w.queuedMs).toBeGreaterThan(w.analysingMs / 8); // 7 of the 8 waited for at least one analysis
+      expect(w.returningMs).toBeGreaterThanOrEqual(0);
+      // a copy: the caller cannot change the totals
+      w.pages = 0;
+      expect(pool.waits()!.pages).toBe(8);
+    } finally {
+      await pool.close();
+    }
+    const inline = new AnalyzerPool(cfg, 0);
+    await inline.analyze(page(0));
+    expect(inline.waits()).toBeNull();
+    await inline.close();
   }, 120_000);
 
   it('a count that is not a whole number from 0 to 64 is a usage error', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Settlement } from '../../src/frontier/frontier.js';
 import { Engine, type SourceClaim, type WorkSource } from '../../src/crawl/engine.js';
-import { combinePipelines, PipelineMeter, RunPipeline, type PipelineSummary } from '../../src/crawl/pipeline-meter.js';
+import { combinePipelines, PipelineMeter, RunPipeline, waitsBetween, type AnalysisWaitTotals, type PipelineSummary } from '../../src/crawl/pipeline-meter.js';
 import { pipelineLine } from '../../src/cli/format.js';
 
 /** A clock the test moves by hand. */
@@ -78,7 +78,7 @@ describe('PipelineMeter', () => {
   it('combines several processes: limits, pages and empty slots added, busy shares averaged', () => {
     const p = (n: number, busy: number | null): PipelineSummary => ({
       concurrency: 8, meanInFlight: n, meanFetching: n / 2, meanAnalysing: n / 4, idleSlots: { order: 1, politeness: n, other: 0.5 },
-      crawlThreadBusy: n / 10, analysisThreadsBusy: busy,
+      crawlThreadBusy: n / 10, analysisThreadsBusy: busy, analysisWaits: busy === null ? null : { queuedMs: n, analysingMs: 1, returningMs: n / 2 },
     });
     const both = combinePipelines([p(2, 0.5), p(4, null), null, p(6, 0.9)])!;
     expect(both.concurrency).toBe(24);
@@ -90,25 +90,52 @@ describe('PipelineMeter', () => {
     expect(both.idleSlots.other).toBeCloseTo(1.5);
     expect(both.crawlThreadBusy).toBeCloseTo(0.4);
     expect(both.analysisThreadsBusy).toBeCloseTo(0.7);
+    // a page's waits at analysis: the mean of the processes that analysed on threads
+    expect(both.analysisWaits!.queuedMs).toBeCloseTo(4);
+    expect(both.analysisWaits!.analysingMs).toBeCloseTo(1);
+    expect(both.analysisWaits!.returningMs).toBeCloseTo(2);
     expect(combinePipelines([null])).toBeNull();
     expect(combinePipelines([p(1, null)])!.analysisThreadsBusy).toBeNull();
+    expect(combinePipelines([p(1, null)])!.analysisWaits).toBeNull();
   });
 
   it('reads as one line in the crawl summary', () => {
     const line = pipelineLine({
       concurrency: 16, meanInFlight: 5.94, meanFetching: 2.01, meanAnalysing: 3.86, idleSlots: { order: 9.71, politeness: 0, other: 0.26 },
-      crawlThreadBusy: 0.554, analysisThreadsBusy: 0.846,
+      crawlThreadBusy: 0.554, analysisThreadsBusy: 0.846, analysisWaits: { queuedMs: 3.66, analysingMs: 0.757, returningMs: 0.604 },
     });
     expect(line).toBe('5.9 of 16 pages in flight on average (2.0 fetching, 3.9 at analysis); empty slots: 9.7 held for best-first order, ' +
-      '0.0 for politeness, 0.3 nothing to fetch; busy: crawl thread 55%, analysis threads 85%');
+      '0.0 for politeness, 0.3 nothing to fetch; busy: crawl thread 55%, analysis threads 85%; ' +
+      'a page at analysis: 3.7 ms queued, 0.8 ms analysed, 0.6 ms back to the crawl thread');
     expect(pipelineLine({
       concurrency: 1, meanInFlight: 1, meanFetching: 0.5, meanAnalysing: 0.5, idleSlots: { order: 0, politeness: 0, other: 0 },
-      crawlThreadBusy: 0.9, analysisThreadsBusy: null,
+      crawlThreadBusy: 0.9, analysisThreadsBusy: null, analysisWaits: null,
     })).toMatch(/busy: crawl thread 90% \(analysis on it\)$/);
   });
 });
 
+describe('waitsBetween', () => {
+  it('gives the means of the pages analysed between two readings of the totals', () => {
+    const at = (pages: number, q: number, a: number, r: number): AnalysisWaitTotals => ({ pages, queuedMs: q, analysingMs: a, returningMs: r });
+    expect(waitsBetween(at(10, 30, 8, 5), at(30, 90, 24, 9))).toEqual({ queuedMs: 3, analysingMs: 0.8, returningMs: 0.2 });
+    expect(waitsBetween(null, at(4, 8, 4, 2))).toEqual({ queuedMs: 2, analysingMs: 1, returningMs: 0.5 });
+    expect(waitsBetween(at(4, 8, 4, 2), at(4, 8, 4, 2))).toBeNull(); // no page in between
+    expect(waitsBetween(null, null)).toBeNull(); // analysis on the crawl's thread
+  });
+});
+
 describe('RunPipeline', () => {
+  it("counts only the pages its run analysed in a page's waits at analysis", () => {
+    let totals: AnalysisWaitTotals = { pages: 100, queuedMs: 500, analysingMs: 100, returningMs: 50 }; // a run before this one
+    const run = new RunPipeline(2, { busy: () => ({ share: 0.5, seconds: 1 }), waits: () => totals });
+    totals = { pages: 110, queuedMs: 520, analysingMs: 108, returningMs: 51 };
+    const w = run.end().analysisWaits!;
+    expect(w.queuedMs).toBeCloseTo(2);
+    expect(w.analysingMs).toBeCloseTo(0.8);
+    expect(w.returningMs).toBeCloseTo(0.1);
+    expect(new RunPipeline(2, { busy: () => null, waits: () => null }).end().analysisWaits).toBeNull();
+  });
+
   it('reads the analysis threads while the run goes on, and keeps what they were when it ended', async () => {
     let threadSeconds = 0.25;
     const run = new RunPipeline(2, { busy: () => ({ share: 0.5, seconds: threadSeconds }) });
