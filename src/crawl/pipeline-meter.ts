@@ -78,6 +78,8 @@ export interface PipelineTotals {
 export interface PipelineReading extends PipelineTotals {
   /** Seconds the crawl's thread was busy since the run started; the analysis threads' together (null: none). */
   busySeconds: { crawl: number; analysis: number | null };
+  /** The run's pages analysed on the threads so far and where their time went, in all (null: analysis on the crawl's thread). */
+  analysisWaits: AnalysisWaitTotals | null;
 }
 
 /**
@@ -210,7 +212,7 @@ export class RunPipeline {
   private readonly since = performance.eventLoopUtilization();
   /** The analysis threads' wait totals as the run started (the pool may have served a run before). */
   private readonly waitsSince: AnalysisWaitTotals | null;
-  private ended: { summary: PipelineSummary; busySeconds: PipelineReading['busySeconds'] } | null = null;
+  private ended: { summary: PipelineSummary; busySeconds: PipelineReading['busySeconds']; analysisWaits: AnalysisWaitTotals | null } | null = null;
 
   constructor(concurrency: number, private readonly analysis: AnalysisThreads) {
     this.meter = new PipelineMeter(concurrency);
@@ -223,11 +225,11 @@ export class RunPipeline {
       this.meter.end();
       const crawl = performance.eventLoopUtilization(this.since);
       const analysis = this.analysis.busy();
+      const waits = this.analysis.waits?.() ?? null;
       this.ended = {
-        summary: this.meter.summary({
-          crawlThread: crawl.utilization, analysisThreads: analysis?.share ?? null, analysisWaits: waitsBetween(this.waitsSince, this.analysis.waits?.() ?? null),
-        }),
+        summary: this.meter.summary({ crawlThread: crawl.utilization, analysisThreads: analysis?.share ?? null, analysisWaits: waitsBetween(this.waitsSince, waits) }),
         busySeconds: { crawl: crawl.active / 1000, analysis: analysis?.seconds ?? null },
+        analysisWaits: this.runWaits(),
       };
     }
     return this.ended.summary;
@@ -235,7 +237,16 @@ export class RunPipeline {
 
   /** The running totals and busy seconds (after end(), as they were then). */
   reading(): PipelineReading {
-    const busySeconds = this.ended?.busySeconds ?? { crawl: performance.eventLoopUtilization(this.since).active / 1000, analysis: this.analysis.busy()?.seconds ?? null };
-    return { ...this.meter.totals(), busySeconds };
+    if (this.ended) return { ...this.meter.totals(), busySeconds: this.ended.busySeconds, analysisWaits: this.ended.analysisWaits };
+    const busySeconds = { crawl: performance.eventLoopUtilization(this.since).active / 1000, analysis: this.analysis.busy()?.seconds ?? null };
+    return { ...this.meter.totals(), busySeconds, analysisWaits: this.runWaits() };
+  }
+
+  /** The analysis threads' wait totals of this run's pages (the totals now less those at its start). */
+  private runWaits(): AnalysisWaitTotals | null {
+    const now = this.analysis.waits?.() ?? null;
+    if (!now) return null;
+    const b = this.waitsSince ?? { pages: 0, queuedMs: 0, analysingMs: 0, returningMs: 0 };
+    return { pages: now.pages - b.pages, queuedMs: now.queuedMs - b.queuedMs, analysingMs: now.analysingMs - b.analysingMs, returningMs: now.returningMs - b.returningMs };
   }
 }

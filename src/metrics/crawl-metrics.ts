@@ -100,6 +100,13 @@ export class CrawlMetrics implements PageHook, StrategyTiming {
       (r) => ({ order: r.emptySlotSeconds.order, politeness: r.emptySlotSeconds.politeness, other: r.emptySlotSeconds.other }));
     fromPipeline('thread_busy_seconds_total', 'Seconds the crawl\'s thread and the page-analysis threads (together) were busy since the run started (rate: busy share; analysis absent when pages are analysed on the crawl\'s thread)', 'thread',
       (r) => ({ crawl: r.busySeconds.crawl, analysis: r.busySeconds.analysis }));
+    fromPipeline('analysis_wait_seconds_total', 'Seconds the pages analysed on the analysis threads since the run started spent, in all, by part: queued (from the hand-over to the start of their analysis), analysed (the analysis, wall clock), returning (from the result posted until the crawl\'s thread read it); divided by analysed_pages_total\'s rate: a page\'s mean. Absent when pages are analysed on the crawl\'s thread', 'part',
+      (r): Record<string, number | null> => (r.analysisWaits ? { queued: r.analysisWaits.queuedMs / 1000, analysed: r.analysisWaits.analysingMs / 1000, returning: r.analysisWaits.returningMs / 1000 } : {}));
+    new Counter({ name: `${P}analysed_pages_total`, help: 'Pages analysed on the analysis threads since the run started (0 when pages are analysed on the crawl\'s thread)', registers, collect() {
+      const w = self.subject?.pipelineTotals?.()?.analysisWaits;
+      this.reset();
+      if (w) this.inc(w.pages);
+    } });
     new Gauge({ name: `${P}crawl_info`, help: 'The crawl this process works on: its topic and strategy (value 1)', labelNames: ['topic', 'strategy'], registers })
       .set({ topic: meta.topic, strategy: meta.strategy }, 1);
   }

@@ -128,11 +128,15 @@ describe('RunPipeline', () => {
   it("counts only the pages its run analysed in a page's waits at analysis", () => {
     let totals: AnalysisWaitTotals = { pages: 100, queuedMs: 500, analysingMs: 100, returningMs: 50 }; // a run before this one
     const run = new RunPipeline(2, { busy: () => ({ share: 0.5, seconds: 1 }), waits: () => totals });
+    totals = { pages: 104, queuedMs: 510, analysingMs: 103, returningMs: 50.5 };
+    expect(run.reading().analysisWaits).toEqual({ pages: 4, queuedMs: 10, analysingMs: 3, returningMs: 0.5 }); // monitoring: this run's so far
     totals = { pages: 110, queuedMs: 520, analysingMs: 108, returningMs: 51 };
     const w = run.end().analysisWaits!;
     expect(w.queuedMs).toBeCloseTo(2);
     expect(w.analysingMs).toBeCloseTo(0.8);
     expect(w.returningMs).toBeCloseTo(0.1);
+    totals = { pages: 200, queuedMs: 900, analysingMs: 200, returningMs: 90 }; // after the end: as it was then
+    expect(run.reading().analysisWaits).toEqual({ pages: 10, queuedMs: 20, analysingMs: 8, returningMs: 1 });
     expect(new RunPipeline(2, { busy: () => null, waits: () => null }).end().analysisWaits).toBeNull();
   });
 

@@ -41,6 +41,8 @@ const FAMILIES: Record<string, { type: string; labels: string[] }> = {
   topicrawl_pipeline_page_seconds_total: { type: 'counter', labels: ['stage'] },
   topicrawl_pipeline_empty_slot_seconds_total: { type: 'counter', labels: ['reason'] },
   topicrawl_thread_busy_seconds_total: { type: 'counter', labels: ['thread'] },
+  topicrawl_analysis_wait_seconds_total: { type: 'counter', labels: ['part'] },
+  topicrawl_analysed_pages_total: { type: 'counter', labels: [] },
 };
 
 function checkFormat(s: Scrape): void {
@@ -169,6 +171,15 @@ describe('crawl metrics (Prometheus, /metrics)', () => {
     expect(empty(end, 'politeness')).toBeGreaterThan(0);
     expect(busy(end, 'crawl')).toBeGreaterThan(0);
     expect(busy(end, 'analysis')).toBeGreaterThan(0);
+    // where the analysed pages' time went: the summary's means times the pages analysed on the threads
+    const analysed = valueOf(end, 'topicrawl_analysed_pages_total') ?? NaN;
+    expect(analysed).toBeGreaterThan(0);
+    expect(analysed).toBeLessThanOrEqual(summary.fetched);
+    const waits = p.analysisWaits!;
+    for (const [part, mean] of [['queued', waits.queuedMs], ['analysed', waits.analysingMs], ['returning', waits.returningMs]] as const) {
+      expect(value(end, 'topicrawl_analysis_wait_seconds_total', { part }) * 1000 / analysed).toBeCloseTo(mean, 6);
+    }
+    expect(value(end, 'topicrawl_analysis_wait_seconds_total', { part: 'analysed' })).toBeGreaterThan(0);
     for (const [name, key, k] of [['topicrawl_pipeline_page_seconds_total', 'stage', 'in_flight'], ['topicrawl_thread_busy_seconds_total', 'thread', 'crawl']] as const) {
       expect(value(during, name, { [key]: k })).toBeGreaterThan(0);
       expect(value(during, name, { [key]: k })).toBeLessThanOrEqual(value(end, name, { [key]: k }));
