@@ -56,13 +56,19 @@ export interface AnalysisWaitTotals {
   returningMs: number;
 }
 
-/** The means of the pages analysed between two readings of the totals (null: none). */
-export function waitsBetween(from: AnalysisWaitTotals | null, to: AnalysisWaitTotals | null): AnalysisWaits | null {
+const NO_WAITS: AnalysisWaitTotals = { pages: 0, queuedMs: 0, analysingMs: 0, returningMs: 0 };
+
+/** The pages analysed between two readings of the totals (`from` null: since the start), and their time; null when `to` is. */
+export function waitsSince(from: AnalysisWaitTotals | null, to: AnalysisWaitTotals | null): AnalysisWaitTotals | null {
   if (!to) return null;
-  const base = from ?? { pages: 0, queuedMs: 0, analysingMs: 0, returningMs: 0 };
-  const n = to.pages - base.pages;
-  if (n <= 0) return null;
-  return { queuedMs: (to.queuedMs - base.queuedMs) / n, analysingMs: (to.analysingMs - base.analysingMs) / n, returningMs: (to.returningMs - base.returningMs) / n };
+  const b = from ?? NO_WAITS;
+  return { pages: to.pages - b.pages, queuedMs: to.queuedMs - b.queuedMs, analysingMs: to.analysingMs - b.analysingMs, returningMs: to.returningMs - b.returningMs };
+}
+
+/** A page's means of such totals (null: no page). */
+export function waitMeans(t: AnalysisWaitTotals | null): AnalysisWaits | null {
+  if (!t || t.pages <= 0) return null;
+  return { queuedMs: t.queuedMs / t.pages, analysingMs: t.analysingMs / t.pages, returningMs: t.returningMs / t.pages };
 }
 
 /**
@@ -225,11 +231,11 @@ export class RunPipeline {
       this.meter.end();
       const crawl = performance.eventLoopUtilization(this.since);
       const analysis = this.analysis.busy();
-      const waits = this.analysis.waits?.() ?? null;
+      const waits = this.runWaits();
       this.ended = {
-        summary: this.meter.summary({ crawlThread: crawl.utilization, analysisThreads: analysis?.share ?? null, analysisWaits: waitsBetween(this.waitsSince, waits) }),
+        summary: this.meter.summary({ crawlThread: crawl.utilization, analysisThreads: analysis?.share ?? null, analysisWaits: waitMeans(waits) }),
         busySeconds: { crawl: crawl.active / 1000, analysis: analysis?.seconds ?? null },
-        analysisWaits: this.runWaits(),
+        analysisWaits: waits,
       };
     }
     return this.ended.summary;
@@ -244,9 +250,6 @@ export class RunPipeline {
 
   /** The analysis threads' wait totals of this run's pages (the totals now less those at its start). */
   private runWaits(): AnalysisWaitTotals | null {
-    const now = this.analysis.waits?.() ?? null;
-    if (!now) return null;
-    const b = this.waitsSince ?? { pages: 0, queuedMs: 0, analysingMs: 0, returningMs: 0 };
-    return { pages: now.pages - b.pages, queuedMs: now.queuedMs - b.queuedMs, analysingMs: now.analysingMs - b.analysingMs, returningMs: now.returningMs - b.returningMs };
+    return waitsSince(this.waitsSince, this.analysis.waits?.() ?? null);
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Settlement } from '../../src/frontier/frontier.js';
 import { Engine, type SourceClaim, type WorkSource } from '../../src/crawl/engine.js';
-import { combinePipelines, PipelineMeter, RunPipeline, waitsBetween, type AnalysisWaitTotals, type PipelineSummary } from '../../src/crawl/pipeline-meter.js';
+import { combinePipelines, PipelineMeter, RunPipeline, waitMeans, waitsSince, type AnalysisWaitTotals, type PipelineSummary } from '../../src/crawl/pipeline-meter.js';
 import { pipelineLine } from '../../src/cli/format.js';
 
 /** A clock the test moves by hand. */
@@ -114,13 +114,15 @@ describe('PipelineMeter', () => {
   });
 });
 
-describe('waitsBetween', () => {
-  it('gives the means of the pages analysed between two readings of the totals', () => {
+describe('waitsSince and waitMeans', () => {
+  it('give the pages analysed between two readings of the totals, and their means', () => {
     const at = (pages: number, q: number, a: number, r: number): AnalysisWaitTotals => ({ pages, queuedMs: q, analysingMs: a, returningMs: r });
-    expect(waitsBetween(at(10, 30, 8, 5), at(30, 90, 24, 9))).toEqual({ queuedMs: 3, analysingMs: 0.8, returningMs: 0.2 });
-    expect(waitsBetween(null, at(4, 8, 4, 2))).toEqual({ queuedMs: 2, analysingMs: 1, returningMs: 0.5 });
-    expect(waitsBetween(at(4, 8, 4, 2), at(4, 8, 4, 2))).toBeNull(); // no page in between
-    expect(waitsBetween(null, null)).toBeNull(); // analysis on the crawl's thread
+    expect(waitsSince(at(10, 30, 8, 5), at(30, 90, 24, 9))).toEqual(at(20, 60, 16, 4));
+    expect(waitMeans(waitsSince(at(10, 30, 8, 5), at(30, 90, 24, 9)))).toEqual({ queuedMs: 3, analysingMs: 0.8, returningMs: 0.2 });
+    expect(waitMeans(waitsSince(null, at(4, 8, 4, 2)))).toEqual({ queuedMs: 2, analysingMs: 1, returningMs: 0.5 });
+    expect(waitMeans(waitsSince(at(4, 8, 4, 2), at(4, 8, 4, 2)))).toBeNull(); // no page in between
+    expect(waitsSince(null, null)).toBeNull(); // analysis on the crawl's thread
+    expect(waitMeans(null)).toBeNull();
   });
 });
 
