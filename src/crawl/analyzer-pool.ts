@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { TopicrawlError } from '../errors.js';
 import type { AnalysisConfig, AnalysisInput, PageAnalysis } from './page-analysis.js';
 import { unpackAnalysis, type WireAnalysis } from './analysis-wire.js';
-import type { AnalysisWaitTotals } from './pipeline-meter.js';
+import { NO_WAITS, type AnalysisWaitTotals } from './pipeline-meter.js';
 
 interface Slot {
   w: Worker;
@@ -62,7 +62,7 @@ export class AnalyzerPool {
   private readonly workers: Slot[] = [];
   private readonly pending = new Map<number, { resolve: (a: PageAnalysis) => void; reject: (e: Error) => void; slot: Slot; handedAt: number }>();
   /** Where the analysed pages' time went so far (see {@link waits}). */
-  private readonly waitTotals: AnalysisWaitTotals = { pages: 0, queuedMs: 0, analysingMs: 0, returningMs: 0 };
+  private readonly waitTotals: AnalysisWaitTotals = { ...NO_WAITS };
   /** `workers: 0`: the analysis in this thread (page-analysis.js, parse5 and the decoders, loaded then only) */
   private inline: Promise<(i: AnalysisInput) => PageAnalysis> | null;
   private nextId = 1;

@@ -56,7 +56,8 @@ export interface AnalysisWaitTotals {
   returningMs: number;
 }
 
-const NO_WAITS: AnalysisWaitTotals = { pages: 0, queuedMs: 0, analysingMs: 0, returningMs: 0 };
+/** No page analysed yet. */
+export const NO_WAITS: Readonly<AnalysisWaitTotals> = { pages: 0, queuedMs: 0, analysingMs: 0, returningMs: 0 };
 
 /** The pages analysed between two readings of the totals (`from` null: since the start), and their time; null when `to` is. */
 export function waitsSince(from: AnalysisWaitTotals | null, to: AnalysisWaitTotals | null): AnalysisWaitTotals | null {
@@ -217,12 +218,12 @@ export class RunPipeline {
   readonly meter: PipelineMeter;
   private readonly since = performance.eventLoopUtilization();
   /** The analysis threads' wait totals as the run started (the pool may have served a run before). */
-  private readonly waitsSince: AnalysisWaitTotals | null;
+  private readonly waitsAtStart: AnalysisWaitTotals | null;
   private ended: { summary: PipelineSummary; busySeconds: PipelineReading['busySeconds']; analysisWaits: AnalysisWaitTotals | null } | null = null;
 
   constructor(concurrency: number, private readonly analysis: AnalysisThreads) {
     this.meter = new PipelineMeter(concurrency);
-    this.waitsSince = analysis.waits?.() ?? null;
+    this.waitsAtStart = analysis.waits?.() ?? null;
   }
 
   /** The run ended: stops the meter and returns the summary (the same on later calls). */
@@ -250,6 +251,6 @@ export class RunPipeline {
 
   /** The analysis threads' wait totals of this run's pages (the totals now less those at its start). */
   private runWaits(): AnalysisWaitTotals | null {
-    return waitsSince(this.waitsSince, this.analysis.waits?.() ?? null);
+    return waitsSince(this.waitsAtStart, this.analysis.waits?.() ?? null);
   }
 }
