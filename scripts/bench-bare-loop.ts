@@ -7,6 +7,8 @@
  * robots.txt, no scoring. Every answered request counts as a page (404s too, as the crawl counts
  * its fetches), up to `maxPages`.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'parse5';
 import { Agent, request } from 'undici';
 
@@ -104,4 +106,30 @@ export async function bareLoop(o: BareLoopOptions): Promise<BareLoopResult> {
   const seconds = (performance.now() - t0) / 1000;
   await agent.close();
   return { pages, seconds, pagesPerSec: pages / seconds, seen: seen.size };
+}
+
+/**
+ * One bare loop in a fresh node process (this file run through tsx, the options as JSON), as cold as
+ * a crawl's process: a loop run again in a warm process gets code V8 already optimised, which a
+ * crawl of as few pages does not have (scripts/bench-scale.ts).
+ */
+export function coldBareLoop(o: BareLoopOptions): Promise<BareLoopResult> {
+  const args = ['--import', 'tsx', fileURLToPath(import.meta.url), JSON.stringify({ ...o, hosts: [...o.hosts] })];
+  return new Promise((ok, ko) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.on('error', ko);
+    child.on('close', (code) => {
+      if (code !== 0) ko(new Error(`the bare loop's process exited ${code}`));
+      else ok(JSON.parse(out) as BareLoopResult);
+    });
+  });
+}
+
+// run directly (by coldBareLoop): the options as JSON in the first argument, the result on stdout
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const o = JSON.parse(process.argv[2] ?? '') as Omit<BareLoopOptions, 'hosts'> & { hosts: string[] };
+  const r = await bareLoop({ ...o, hosts: new Set(o.hosts) });
+  process.stdout.write(`${JSON.stringify(r)}\n`);
 }

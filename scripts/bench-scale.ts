@@ -11,7 +11,9 @@
  * For each budget, smallest first: the compiled crawl as bench-crawl.ts runs it (a child process,
  * a fresh crawl file, delay 0, robots.txt off, the topic's strategy and per-host concurrency), then
  * the bare loop (bench-bare-loop.ts) over as many pages, the median of --bare-runs runs (one run's
- * rate moves by 20-30% on a shared machine). A corpus's first pages come from its few
+ * rate moves by 20-30% on a shared machine), each in a fresh process as the crawl is: a loop run
+ * again in a warm process gets code V8 has optimised already (at 1,000 pages the same loop did
+ * 1,016 pages/s cold and 1,763 as the median of three runs in one process). A corpus's first pages come from its few
  * seed hosts, one request at a time each, so a small budget is slower for the bare loop too: the
  * crawl ÷ bare loop ratio says whether the crawl keeps pace with what the corpus and the machine
  * allow at each budget, the rates alone what a user sees. Prints JSON (every point, and each
@@ -23,7 +25,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCorpus } from '../src/eval/corpus.js';
 import { loadConfig } from '../src/topic/config.js';
-import { bareLoop } from './bench-bare-loop.js';
+import { coldBareLoop } from './bench-bare-loop.js';
 import { median } from './bench-compare.js';
 import { runCliCrawl, sharedBenchOptions } from './bench-cli-crawl.js';
 import { startBenchServer } from './bench-server.js';
@@ -64,7 +66,7 @@ try {
     const c = await runCliCrawl({ topic: a.topic!, hosts: corpus.hosts, server, maxPages: budget, sets });
     const rates: number[] = [];
     for (let i = 0; i < bareRuns; i++) {
-      rates.push((await bareLoop({ seeds: [...config.seeds], hosts: new Set(corpus.hosts), port: server.port, inFlight: concurrency, maxPages: c.fetched })).pagesPerSec);
+      rates.push((await coldBareLoop({ seeds: [...config.seeds], hosts: new Set(corpus.hosts), port: server.port, inFlight: concurrency, maxPages: c.fetched })).pagesPerSec);
     }
     const bare = { pagesPerSec: median(rates) };
     await server.window();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCorpusServer } from '../../src/eval/corpus-server.js';
-import { bareLoop } from '../../scripts/bench-bare-loop.js';
+import { bareLoop, coldBareLoop } from '../../scripts/bench-bare-loop.js';
 import { NGINX, startBenchServer } from '../../scripts/bench-server.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -66,6 +66,22 @@ describe('bench-bare-loop', () => {
       await server.close();
     }
   });
+
+  it('runs in a process of its own (coldBareLoop) with the same result', async () => {
+    const seen: string[] = [];
+    const server = await startCorpusServer(dir, { onRequest: (r) => seen.push(`${r.host}${r.path}`) });
+    try {
+      const r = await coldBareLoop({ seeds: ['http://a.test/'], hosts: new Set(HOSTS), port: server.port, inFlight: 4, maxPages: 100 });
+      expect(r.pages).toBe(10);
+      expect(r.seen).toBe(10);
+      expect(seen).toHaveLength(10);
+      expect(r.pagesPerSec).toBeGreaterThan(0);
+      // a run that fails in its process (nothing listens on port 1) is an error, not a figure
+      await expect(coldBareLoop({ seeds: ['http://a.test/'], hosts: new Set(HOSTS), port: 1, inFlight: 1, maxPages: 1 })).rejects.toThrow(/exited/);
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
 });
 
 describe('bench-server', () => {
