@@ -14,7 +14,7 @@
  *   hosts, CONCURRENT_REQUESTS = --concurrency, no delay, robots.txt off, nothing stored.
  * - Crawlee (npm, installed outside the project: `npm install --prefix /tmp/crawlee-bench crawlee@3`;
  *   scripts/bench-peer-crawlee.mjs): a CheerioCrawler, exactly --concurrency in flight, storage in memory.
- * - the bare loop (scripts/bench-bare-loop.ts), as the yardstick.
+ * - the bare loop (scripts/bench-bare-loop.ts), as the yardstick, in a fresh process as the others.
  *
  * Every crawler starts from the topic's seeds with the same page budget (--pages; Scrapy may pass it
  * by the requests in flight when it stops). Pages/s = requests the server answered ÷ the time from
@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCorpus } from '../src/eval/corpus.js';
 import { loadConfig } from '../src/topic/config.js';
-import { bareLoop } from './bench-bare-loop.js';
+import { coldBareLoop } from './bench-bare-loop.js';
 import { runCliCrawl, sharedBenchOptions } from './bench-cli-crawl.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 
@@ -134,7 +134,7 @@ try {
     say(`crawlee: ${JSON.stringify(results.crawlee)}`);
   }
   if (only.has('bare')) {
-    const b = await bareLoop({ seeds, hosts: new Set(corpus.hosts), port: server.port, inFlight, maxPages: pages });
+    const b = await coldBareLoop({ seeds, hosts: new Set(corpus.hosts), port: server.port, inFlight, maxPages: pages });
     if (b.pages === 0) throw new Error('the bare loop fetched no page: no figure');
     results.bare_loop = { pages: b.pages, pages_per_s: +b.pagesPerSec.toFixed(0), crawl_s: +b.seconds.toFixed(2), process_s: +b.seconds.toFixed(2) };
     await server.window();
