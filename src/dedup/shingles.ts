@@ -1,7 +1,8 @@
 /**
  * The text shingles of a page and their SimHash, from the units the relevance scorer's scanner
  * already made of the page's text (scan.ts: English words lower-cased, stemmed, stop words dropped;
- * runs of CJK characters, script-folded to simplified; sentence breaks): nothing is tokenised twice.
+ * runs of CJK characters, script-folded to simplified; sentence breaks) and the lines it found in
+ * the same pass: nothing is tokenised twice, and the text is not read again.
  *
  * - Words: every run of `words` consecutive word units inside one sentence is a shingle (w-shingling,
  *   Broder 1997); a sentence shorter than that is one shingle when it has at least 2 words (a
@@ -23,7 +24,7 @@
  */
 import { xxh64 } from '@node-rs/xxhash';
 import type { PreparedText } from '../relevance/keyword-matcher.js';
-import { CJK_CHARS_PER_WORD, SENTENCE_BREAK } from '../relevance/scan.js';
+import { SENTENCE_BREAK } from '../relevance/scan.js';
 import { isCjk } from '../relevance/chars.js';
 import { SimHashBuilder, type Fingerprint } from './simhash.js';
 
@@ -115,39 +116,13 @@ function addShingle(sh: SimHashBuilder, ring: Int32Array, mask: number, from: nu
 
 /**
  * The SimHash of a prepared text (keyword-matcher.ts's PreparedText: pass the scorer's prepared
- * body). Lines (the text's line breaks: block boundaries of the page) with fewer than
- * `minLineWords` words are left out when the rest still makes MIN_SHINGLES shingles (see the file
- * header); otherwise every line counts. Returns the fingerprint and the number of shingles it was
- * made of (0: the text has none).
+ * body). Lines (the text's line breaks: block boundaries of the page, found by the scanner in its
+ * one pass) with fewer than `minLineWords` words are left out when the rest still makes
+ * MIN_SHINGLES shingles (see the file header); otherwise every line counts. Returns the fingerprint
+ * and the number of shingles it was made of (0: the text has none).
  */
-export function textSimHash(text: Pick<PreparedText, 'units' | 'starts' | 'folded'>, opts: ShingleOptions = DEFAULT_SHINGLES): TextSimHash {
-  const { units } = text;
-  // lines: a sentence break unit whose gap to the next unit holds a line break ends a line
-  const lineEnds: number[] = [];
-  const lineWords: number[] = [];
-  let words = 0;
-  for (let i = 0; i < units.length; i++) {
-    const u = units[i];
-    if (u !== SENTENCE_BREAK) {
-      words += isCjk(u.charCodeAt(0)) ? u.length / CJK_CHARS_PER_WORD : 1;
-      continue;
-    }
-    const end = i + 1 < units.length ? text.starts[i + 1] : text.folded.length;
-    let newline = false;
-    for (let c = text.starts[i]; c < end; c++) {
-      if (text.folded.charCodeAt(c) === 10) {
-        newline = true;
-        break;
-      }
-    }
-    if (newline) {
-      lineEnds.push(i);
-      lineWords.push(words);
-      words = 0;
-    }
-  }
-  lineEnds.push(units.length);
-  lineWords.push(words);
+export function textSimHash(text: Pick<PreparedText, 'units' | 'lineEnds' | 'lineWords'>, opts: ShingleOptions = DEFAULT_SHINGLES): TextSimHash {
+  const { units, lineEnds, lineWords } = text;
   if (opts.minLineWords > 0) {
     const sh = shingleLines(units, lineEnds, lineWords, opts.minLineWords, opts);
     if (sh.count >= MIN_SHINGLES) return { fingerprint: sh.digest(), shingles: sh.count };
@@ -164,7 +139,7 @@ function ringMask(n: number): number {
 }
 
 /** Shingles of the lines with at least `minWords` words (see textSimHash), into a new builder. */
-function shingleLines(units: readonly string[], lineEnds: number[], lineWords: number[], minWords: number, opts: ShingleOptions): SimHashBuilder {
+function shingleLines(units: readonly string[], lineEnds: readonly number[], lineWords: readonly number[], minWords: number, opts: ShingleOptions): SimHashBuilder {
   const sh = new SimHashBuilder();
   const W = opts.words;
   const C = opts.cjk;

@@ -27,6 +27,14 @@ export interface ScannedText {
   /** Offset in the scanned text where each unit starts (for a SENTENCE_BREAK: its first break character). */
   starts: number[];
   words: number;
+  /**
+   * The text's lines (its line feeds: a page's block boundaries), for the SimHash's boilerplate
+   * filter (shingles.ts), taken in the same pass: the index of each SENTENCE_BREAK unit whose
+   * break holds a line feed, then `units.length` (the last line's end).
+   */
+  lineEnds: number[];
+  /** Words of each line's units (an English word 1, a CJK run its length / {@link CJK_CHARS_PER_WORD}), added in order. */
+  lineWords: number[];
 }
 
 const WORD = 1;
@@ -44,9 +52,14 @@ function isWordChar(c: number): boolean {
 export function scanUnits(text: string): ScannedText {
   const units: string[] = [];
   const starts: number[] = [];
+  const lineEnds: number[] = [];
+  const lineWords: number[] = [];
   const n = text.length;
   let latin = 0;
   let cjk = 0;
+  // words of the current line so far, and the unit (a break) that ended the last line (-1: none)
+  let lineW = 0;
+  let lastLineEnd = -1;
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
@@ -71,6 +84,7 @@ export function scanUnits(text: string): ScannedText {
         units.push(w);
         starts.push(start);
         latin++;
+        lineW += 1;
       }
     } else if (cls === 0) {
       const start = i;
@@ -84,15 +98,26 @@ export function scanUnits(text: string): ScannedText {
       units.push(text.slice(start, i));
       starts.push(start);
       cjk += i - start;
+      lineW += (i - start) / CJK_CHARS_PER_WORD;
     } else {
       i++;
       if (cls === BREAK && units.length > 0 && units[units.length - 1] !== SENTENCE_BREAK) {
         units.push(SENTENCE_BREAK);
         starts.push(i - 1);
       }
+      // a line feed after a unit is in the break just pushed or one before it (a line feed is a
+      // break character, and nothing since was a unit): that break ends a line
+      if (c === 10 && units.length > 0 && lastLineEnd !== units.length - 1) {
+        lastLineEnd = units.length - 1;
+        lineEnds.push(lastLineEnd);
+        lineWords.push(lineW);
+        lineW = 0;
+      }
     }
   }
-  return { units, starts, words: latin + cjk / CJK_CHARS_PER_WORD };
+  lineEnds.push(units.length);
+  lineWords.push(lineW);
+  return { units, starts, words: latin + cjk / CJK_CHARS_PER_WORD, lineEnds, lineWords };
 }
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SENTENCE_BREAK, scanUnits } from '../../src/relevance/scan.js';
+import { CJK_CHARS_PER_WORD, SENTENCE_BREAK, scanUnits } from '../../src/relevance/scan.js';
 import { normaliseWord } from '../../src/relevance/tokenize.js';
 
 /** The word units of a plain lower-case ASCII text, each normalised from its own slice (no table). */
@@ -40,5 +40,65 @@ describe('scanUnits: the table of words seen', () => {
   it('does not confuse words of one length and hash slot: a long word is not kept, and still right', () => {
     const long = 'x'.repeat(40);
     expect(scanUnits(`${long} ${long}y ${long}`).units).toEqual([normaliseWord(long), normaliseWord(`${long}y`), normaliseWord(long)]);
+  });
+});
+
+/**
+ * The lines of a scanned text found by a second pass over it, as the SimHash found them before the
+ * scanner took them in its own pass: a break unit whose gap to the next unit holds a line feed
+ * ends a line; words of the units before it (a CJK run: its length / 1.6), added in order.
+ */
+function linesByAnotherPass(text: string): { lineEnds: number[]; lineWords: number[] } {
+  const { units, starts } = scanUnits(text);
+  const lineEnds: number[] = [];
+  const lineWords: number[] = [];
+  let words = 0;
+  for (let i = 0; i < units.length; i++) {
+    const u = units[i];
+    if (u !== SENTENCE_BREAK) {
+      words += /^[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\ud840-\ud87f]/.test(u) ? u.length / CJK_CHARS_PER_WORD : 1;
+      continue;
+    }
+    const end = i + 1 < units.length ? starts[i + 1] : text.length;
+    if (text.slice(starts[i], end).includes('\n')) {
+      lineEnds.push(i);
+      lineWords.push(words);
+      words = 0;
+    }
+  }
+  lineEnds.push(units.length);
+  lineWords.push(words);
+  return { lineEnds, lineWords };
+}
+
+describe('scanUnits: the lines of the text', () => {
+  it('ends a line at each break that holds a line feed, with the words before it (one pass)', () => {
+    const text = 'Home | About\nthe galaxy and its stars, seen.\r\n\n\n望远镜观测星系\n42\n';
+    const s = scanUnits(text);
+    // lines: "home about", "galaxy star seen" (blank lines end none), the CJK run, "42" (no unit)
+    expect(s.lineEnds).toEqual(linesByAnotherPass(text).lineEnds);
+    expect(s.lineEnds.length).toBe(4);
+    expect(s.lineWords[0]).toBe(2);
+    expect(s.lineWords[2]).toBeCloseTo(7 / CJK_CHARS_PER_WORD, 12);
+    expect(s.lineEnds[s.lineEnds.length - 1]).toBe(s.units.length);
+    // no line feed: one line of every word; no unit: one empty line
+    expect(scanUnits('a telescope, a star').lineEnds).toEqual([scanUnits('a telescope, a star').units.length]);
+    expect(scanUnits('\n\n').lineEnds).toEqual([0]);
+    expect(scanUnits('\n\n').lineWords).toEqual([0]);
+  });
+
+  it('finds the lines a second pass over the text finds, on any mix of words, CJK, breaks and line feeds', () => {
+    const piece = fc.constantFrom('galaxy', 'the', 'stars', "star's", '42', '望远镜', '觀測', '星', 'かな', ' ', '  ', '\n', '\r\n', '\n\n', ',', '.', ' | ', '- ', '…', '\t', '1999', 'x');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 80 }), (pieces) => {
+        const text = pieces.join('');
+        const s = scanUnits(text);
+        const want = linesByAnotherPass(text);
+        expect(s.lineEnds).toEqual(want.lineEnds);
+        // the same additions in the same order: equal, not just close
+        expect(s.lineWords).toEqual(want.lineWords);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
