@@ -121,8 +121,12 @@ export function coldBareLoop(o: BareLoopOptions): Promise<BareLoopResult> {
     child.stdout!.on('data', (d) => (out += d));
     child.on('error', ko);
     child.on('close', (code) => {
-      if (code !== 0) ko(new Error(`the bare loop's process exited ${code}`));
-      else ok(JSON.parse(out) as BareLoopResult);
+      if (code !== 0) return ko(new Error(`the bare loop's process exited ${code}`));
+      try {
+        ok(JSON.parse(out) as BareLoopResult);
+      } catch {
+        ko(new Error(`the bare loop's process printed no result: ${out.slice(0, 200)}`));
+      }
     });
   });
 }
