@@ -152,7 +152,15 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
   }
 }
 
-/** The options bench-crawl.ts and bench-peers.ts share (parseArgs specs): corpus, topic, page budget, requests in flight. */
+/**
+ * The topic keys every crawl benchmark sets (issue 16's measurement): no politeness delay,
+ * `concurrency` requests in flight, robots.txt off unless `robots`.
+ */
+export function benchSets(concurrency: number, robots = false): string[] {
+  return ['politeness.delay_ms=0', `politeness.concurrency=${concurrency}`, `politeness.robots=${robots}`];
+}
+
+/** The options bench-crawl.ts, bench-peers.ts and bench-scale.ts share (parseArgs specs): corpus, topic, page budget, requests in flight. */
 export function sharedBenchOptions(root: string) {
   return {
     corpus: { type: 'string', default: `${root}corpora/synth` },

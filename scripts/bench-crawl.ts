@@ -31,7 +31,7 @@ import { loadCorpus } from '../src/eval/corpus.js';
 import { generateSynthCorpus } from '../src/eval/synth-corpus.js';
 import { loadConfig } from '../src/topic/config.js';
 import { bareLoop, coldBareLoop } from './bench-bare-loop.js';
-import { runCliCrawl, sharedBenchOptions } from './bench-cli-crawl.js';
+import { benchSets, runCliCrawl, sharedBenchOptions } from './bench-cli-crawl.js';
 import { startBenchServer } from './bench-server.js';
 
 const root = new URL('../', import.meta.url).pathname;
@@ -60,7 +60,7 @@ if (!existsSync(join(a.corpus!, 'corpus.json'))) {
 const corpus = loadCorpus(a.corpus!);
 process.once('SIGINT', () => process.exit(130));
 
-const sets = [`politeness.delay_ms=0`, `politeness.concurrency=${concurrency}`, `politeness.robots=${a.robots}`, ...a.set!];
+const sets = [...benchSets(concurrency, a.robots), ...a.set!];
 const config = loadConfig(a.topic!, { strategy: a.strategy, maxPages: Number(a.pages), set: sets });
 const server = await startBenchServer(a.corpus!);
 process.stderr.write(`serving ${corpus.hosts.length} hosts with ${server.label} on 127.0.0.1:${server.port}\n`);

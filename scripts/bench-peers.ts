@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { loadCorpus } from '../src/eval/corpus.js';
 import { loadConfig } from '../src/topic/config.js';
 import { coldBareLoop } from './bench-bare-loop.js';
-import { runCliCrawl, sharedBenchOptions } from './bench-cli-crawl.js';
+import { benchSets, runCliCrawl, sharedBenchOptions } from './bench-cli-crawl.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 
 const root = new URL('../', import.meta.url).pathname;
@@ -49,7 +49,7 @@ const say = (s: string): void => void process.stderr.write(`bench-peers: ${s}\n`
 process.once('SIGINT', () => process.exit(130));
 
 const corpus = loadCorpus(a.corpus!);
-const sets = ['politeness.delay_ms=0', `politeness.concurrency=${inFlight}`, 'politeness.robots=false'];
+const sets = benchSets(inFlight);
 const config = loadConfig(a.topic!, { maxPages: pages, set: sets });
 const seeds = [...config.seeds];
 

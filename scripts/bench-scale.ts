@@ -27,7 +27,7 @@ import { loadCorpus } from '../src/eval/corpus.js';
 import { loadConfig } from '../src/topic/config.js';
 import { coldBareLoop } from './bench-bare-loop.js';
 import { median } from './bench-compare.js';
-import { runCliCrawl, sharedBenchOptions } from './bench-cli-crawl.js';
+import { benchSets, runCliCrawl, sharedBenchOptions } from './bench-cli-crawl.js';
 import { startBenchServer } from './bench-server.js';
 import { renderScale, summariseScale, type ScalePoint } from './scale-summary.js';
 
@@ -56,7 +56,7 @@ if (!existsSync(join(a.corpus!, 'corpus.json'))) fail(`no corpus at ${a.corpus} 
 const corpus = loadCorpus(a.corpus!);
 process.once('SIGINT', () => process.exit(130));
 
-const sets = ['politeness.delay_ms=0', `politeness.concurrency=${concurrency}`, 'politeness.robots=false'];
+const sets = benchSets(concurrency);
 const server = await startBenchServer(a.corpus!);
 process.stderr.write(`serving ${corpus.hosts.length} hosts with ${server.label} on 127.0.0.1:${server.port}\n`);
 try {
