@@ -65,14 +65,17 @@ try {
     const config = loadConfig(a.topic!, { maxPages: budget, set: sets });
     const c = await runCliCrawl({ topic: a.topic!, hosts: corpus.hosts, server, maxPages: budget, sets });
     const rates: number[] = [];
+    const cpus: number[] = [];
     for (let i = 0; i < bareRuns; i++) {
-      rates.push((await coldBareLoop({ seeds: [...config.seeds], hosts: new Set(corpus.hosts), port: server.port, inFlight: concurrency, maxPages: c.fetched })).pagesPerSec);
+      const b = await coldBareLoop({ seeds: [...config.seeds], hosts: new Set(corpus.hosts), port: server.port, inFlight: concurrency, maxPages: c.fetched });
+      rates.push(b.pagesPerSec);
+      if (b.pages > 0) cpus.push(b.cpuMs / b.pages);
     }
-    const bare = { pagesPerSec: median(rates) };
+    const bare = { pagesPerSec: median(rates), cpuMsPerPage: cpus.length ? median(cpus) : 0 };
     await server.window();
     points.push({
       budget, pages: c.fetched, crawlPagesPerS: c.fetched / c.crawlS, barePagesPerS: bare.pagesPerSec,
-      cpuMsPerPage: c.cpuMs / c.fetched, peakRssMb: c.peakRssMb, firstRequestMs: c.firstRequestMs,
+      cpuMsPerPage: c.cpuMs / c.fetched, bareCpuMsPerPage: bare.cpuMsPerPage, peakRssMb: c.peakRssMb, firstRequestMs: c.firstRequestMs,
     });
     process.stderr.write(`${budget} pages: crawl ${c.fetched / c.crawlS | 0} pages/s, bare loop ${bare.pagesPerSec | 0}\n`);
   }
@@ -84,7 +87,7 @@ try {
     const r = (x: number) => +x.toFixed(2);
     process.stdout.write(`${JSON.stringify({
       command, server: server.label,
-      points: s.points.map((p) => ({ ...p, crawlPagesPerS: r(p.crawlPagesPerS), barePagesPerS: r(p.barePagesPerS), cpuMsPerPage: r(p.cpuMsPerPage), peakRssMb: r(p.peakRssMb), firstRequestMs: Math.round(p.firstRequestMs) })),
+      points: s.points.map((p) => ({ ...p, crawlPagesPerS: r(p.crawlPagesPerS), barePagesPerS: r(p.barePagesPerS), cpuMsPerPage: r(p.cpuMsPerPage), bareCpuMsPerPage: r(p.bareCpuMsPerPage), cpuToBareLoop: r(p.cpuMsPerPage / p.bareCpuMsPerPage), peakRssMb: r(p.peakRssMb), firstRequestMs: Math.round(p.firstRequestMs) })),
       spread_within: s.bound, crawl_spread: s.crawl, bare_loop_spread: s.bare, ratio_spread: s.ratio,
     }, null, 2)}\n`);
   }

@@ -13,6 +13,8 @@ export interface ScalePoint {
   crawlPagesPerS: number;
   barePagesPerS: number;
   cpuMsPerPage: number;
+  /** The bare loop's CPU ms a page while it ran (its process, V8's helper threads included). */
+  bareCpuMsPerPage: number;
   peakRssMb: number;
   firstRequestMs: number;
 }
@@ -55,7 +57,7 @@ function spreadOf(points: readonly ScalePoint[], value: (p: ScalePoint) => numbe
 export function summariseScale(points: readonly ScalePoint[], bound = 0.1): ScaleSummary {
   if (points.length === 0) throw new Error('no point to summarise');
   for (const p of points) {
-    if (!(p.pages > 0) || !(p.crawlPagesPerS > 0) || !(p.barePagesPerS > 0)) {
+    if (!(p.pages > 0) || !(p.crawlPagesPerS > 0) || !(p.barePagesPerS > 0) || !(p.bareCpuMsPerPage > 0)) {
       throw new Error(`the run at ${p.budget} pages fetched nothing on one side: no figure`);
     }
   }
@@ -73,12 +75,12 @@ const n = (x: number) => Math.round(x).toLocaleString('en-US');
 
 /** A Markdown table of the points and a line per spread, for the README. */
 export function renderScale(s: ScaleSummary): string {
-  const rows = s.points.map((p) => `| ${n(p.budget)}${p.pages < p.budget ? ` (${n(p.pages)} fetched)` : ''} | ${n(p.crawlPagesPerS)} | ${n(p.barePagesPerS)} | ${p.ratio.toFixed(2)} | ${p.cpuMsPerPage.toFixed(2)} | ${n(p.peakRssMb)} | ${n(p.firstRequestMs)} |`);
+  const rows = s.points.map((p) => `| ${n(p.budget)}${p.pages < p.budget ? ` (${n(p.pages)} fetched)` : ''} | ${n(p.crawlPagesPerS)} | ${n(p.barePagesPerS)} | ${p.ratio.toFixed(2)} | ${p.cpuMsPerPage.toFixed(2)} | ${p.bareCpuMsPerPage.toFixed(2)} | ${(p.cpuMsPerPage / p.bareCpuMsPerPage).toFixed(2)} | ${n(p.peakRssMb)} | ${n(p.firstRequestMs)} |`);
   const line = (name: string, sp: Spread) =>
     `${name}: max ÷ min ${(1 + sp.all).toFixed(2)} over all budgets; within ${Math.round(s.bound * 100)}% ${sp.withinFrom === null ? 'from no budget up' : `from ${n(sp.withinFrom)} pages up`}`;
   return [
-    '| pages | crawl, pages/s | bare loop, pages/s | crawl ÷ bare loop | CPU ms / page | peak RSS MB | first request ms |',
-    '|---|---|---|---|---|---|---|',
+    '| pages | crawl, pages/s | bare loop, pages/s | crawl ÷ bare loop | CPU ms / page | bare loop CPU ms / page | CPU a page ÷ bare loop\'s | peak RSS MB | first request ms |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     line('crawl pages/s', s.crawl),

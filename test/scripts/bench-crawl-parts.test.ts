@@ -52,6 +52,9 @@ describe('bench-bare-loop', () => {
       expect(r.pages).toBe(10);
       expect(r.seen).toBe(10);
       expect(r.pagesPerSec).toBeGreaterThan(0);
+      // the loop's CPU (its process's, while it ran): some, and a number
+      expect(r.cpuMs).toBeGreaterThan(0);
+      expect(Number.isFinite(r.cpuMs)).toBe(true);
     } finally {
       await server.close();
     }
@@ -76,6 +79,7 @@ describe('bench-bare-loop', () => {
       expect(r.seen).toBe(10);
       expect(seen).toHaveLength(10);
       expect(r.pagesPerSec).toBeGreaterThan(0);
+      expect(r.cpuMs).toBeGreaterThan(0); // (through the JSON it printed)
       // a run that fails in its process (nothing listens on port 1) is an error, not a figure
       await expect(coldBareLoop({ seeds: ['http://a.test/'], hosts: new Set(HOSTS), port: 1, inFlight: 1, maxPages: 1 })).rejects.toThrow(/exited/);
     } finally {

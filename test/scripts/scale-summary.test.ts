@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderScale, summariseScale, type ScalePoint } from '../../scripts/scale-summary.js';
 
-const point = (budget: number, crawl: number, bare: number, pages = budget): ScalePoint => ({
-  budget, pages, crawlPagesPerS: crawl, barePagesPerS: bare, cpuMsPerPage: 2, peakRssMb: 300, firstRequestMs: 150,
+const point = (budget: number, crawl: number, bare: number, pages = budget, bareCpu = 0.5): ScalePoint => ({
+  budget, pages, crawlPagesPerS: crawl, barePagesPerS: bare, cpuMsPerPage: 2, bareCpuMsPerPage: bareCpu, peakRssMb: 300, firstRequestMs: 150,
 });
 
 describe('summariseScale', () => {
@@ -30,6 +30,7 @@ describe('summariseScale', () => {
   it('refuses a point that fetched nothing, and no points at all', () => {
     expect(() => summariseScale([point(1000, 0, 1600)])).toThrow(/fetched nothing/);
     expect(() => summariseScale([point(1000, 500, 0)])).toThrow(/fetched nothing/);
+    expect(() => summariseScale([point(1000, 500, 1600, 1000, 0)])).toThrow(/fetched nothing/);
     expect(() => summariseScale([])).toThrow(/no point/);
   });
 });
@@ -40,6 +41,8 @@ describe('renderScale', () => {
     const rows = text.split('\n').filter((l) => /^\| [0-9]/.test(l));
     expect(rows).toHaveLength(3);
     expect(rows[0]).toContain('| 1,000 | 500 | 1,600 | 0.31 |');
+    // CPU a page: the crawl's, the bare loop's, and the first over the second
+    expect(rows[1]).toContain('| 0.33 | 2.00 | 0.50 | 4.00 | 300 | 150 |');
     expect(rows[2]).toContain('100,000 (99,000 fetched)');
     expect(text).toContain('crawl pages/s: max ÷ min 2.00 over all budgets; within 10% from 20,000 pages up');
     expect(text).toContain('crawl ÷ bare loop: max ÷ min');
