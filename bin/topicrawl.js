@@ -7,12 +7,14 @@
 // 386-388 MB with it and 506-517 MB with --max-semi-space-size=64, at the same speed. The larger one
 // pays only with millions of queued URLs (10 million: 1,251 MB → 911 MB, scripts/bench-frontier.ts):
 // NODE_OPTIONS=--max-semi-space-size=64 there (README, Benchmarks). The old generation grows by 30%
-// past what survives a collection, not V8's up to 4x: v8-flags.cjs.
+// past what survives a collection, not V8's up to 4x: v8-flags.cjs. V8's helper threads run at the
+// lowest priority: helper-threads.cjs.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 require('./v8-flags.cjs').applyV8Flags();
+require('./helper-threads.cjs').lowerHelperThreads();
 const root = fileURLToPath(new URL('..', import.meta.url));
 if (process.env.TOPICRAWL_FROM_SOURCE !== '1' && require('./runtime.cjs').distIsFresh(root)) {
   const { loadBundle } = require('./load-bundle.cjs');
