@@ -17,12 +17,12 @@
  * Prints, per field: the median at base, the median at new, the ratio new/base, which direction is
  * better, and every round's figure; then the commands. Default fields: see bench-compare.ts.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_FIELDS, compare, extractJson, renderTable, splitArgs } from './bench-compare.js';
+import { addBaseWorktree, baseTreeFolder, resolveBase, type BaseWorktree } from './bench-worktree.js';
 
 function fail(msg: string): never {
   process.stderr.write(`bench-versus: ${msg}\n`);
@@ -61,37 +61,25 @@ if (!Number.isInteger(rounds) || rounds < 1) fail(`--rounds must be a positive i
 const fields = a.fields ? a.fields.split(',').map((f) => f.trim()).filter(Boolean) : DEFAULT_FIELDS[basename(a.script)];
 if (!fields?.length) fail(`no default fields for ${basename(a.script)}: give --fields`);
 
-const git = (args: string[], cwd: string) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 let root: string;
 let baseSha: string;
+let headSha: string;
+let dirty: boolean;
 try {
-  root = git(['rev-parse', '--show-toplevel'], process.cwd());
-  baseSha = git(['rev-parse', '--verify', `${a.base}^{commit}`], root);
+  ({ root, baseSha, headSha, dirty } = resolveBase(a.base!));
 } catch (err) {
-  fail(`${(err as { stderr?: string }).stderr?.trim() || (err as Error).message}`);
+  fail((err as Error).message);
 }
-const headSha = git(['rev-parse', 'HEAD'], root);
-const dirty = git(['status', '--porcelain', '--untracked-files=no'], root) !== '';
 if (!existsSync(join(root, a.script))) fail(`${a.script} does not exist in ${root}`);
 if (!existsSync(join(root, 'node_modules'))) fail(`${root}/node_modules is missing`);
 
 // the base's tree; removed whatever happens
-const tree = mkdtempSync(join(tmpdir(), 'bench-versus-'));
+const tree = baseTreeFolder('bench-versus');
 let child: ChildProcess | null = null;
-let removed = false;
+let worktree: BaseWorktree | null = null;
 function removeWorktree(): void {
-  if (removed || a['keep-worktree']) return;
-  removed = true;
-  try {
-    git(['worktree', 'remove', '--force', tree], root);
-  } catch {
-    rmSync(tree, { recursive: true, force: true });
-    try {
-      git(['worktree', 'prune'], root);
-    } catch {
-      // nothing more to do: `git worktree prune` later cleans the record
-    }
-  }
+  if (worktree) worktree.remove();
+  else if (!a['keep-worktree']) rmSync(tree, { recursive: true, force: true });
 }
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(sig, () => {
@@ -140,8 +128,7 @@ function runOnce(side: Side): Promise<Record<string, unknown>> {
 }
 
 try {
-  git(['worktree', 'add', '--detach', tree, baseSha], root);
-  symlinkSync(realpathSync(join(root, 'node_modules')), join(tree, 'node_modules'));
+  worktree = addBaseWorktree(root, baseSha, tree, a['keep-worktree']);
   if (!existsSync(join(tree, a.script))) throw new Error(`${a.script} does not exist at ${a.base}`);
   const base: Side = { name: 'base', cwd: tree, args: baseArgs, results: [] };
   const next: Side = { name: 'new', cwd: root, args: scriptArgs, results: [] };
