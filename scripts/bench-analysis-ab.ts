@@ -20,7 +20,7 @@
  * Prints one JSON object: µs per page at base and here (median and best round), their ratios, every
  * round's figure, `same_output`, and the command.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -65,8 +65,10 @@ async function analyserOf(tree: string, topic: string): Promise<Analyse> {
 
 let worktree: BaseWorktree | null = null;
 const tree = baseTreeFolder('bench-analysis-ab');
+/** The base's worktree, or the empty folder made for it when it was never checked out. */
+const cleanUp = () => (worktree ? worktree.remove() : rmSync(tree, { recursive: true, force: true }));
 process.once('SIGINT', () => {
-  worktree?.remove();
+  cleanUp();
   process.exit(130);
 });
 try {
@@ -114,5 +116,5 @@ try {
   process.stderr.write(`bench-analysis-ab: ${(err as Error).message}\n`);
   process.exitCode = 1;
 } finally {
-  worktree?.remove();
+  cleanUp();
 }
