@@ -19,7 +19,7 @@ export interface AbPage {
  * `n` HTML pages of a corpus (site/<host>/<path>) in the order a crawl of many hosts meets them:
  * hosts in turn (round-robin, in name order), each host's pages in path order. A crawl of 20,000
  * pages on 1,000 hosts comes back to a host every ~1,000 pages, and the analysis's memos (link
- * resolutions, link facts, text scores) are sized for that; the first n files in path order would
+ * facts, text scores, the scanner's word table) are sized for that; the first n files in path order would
  * be a few hosts' pages, whose navigation every memo then holds.
  */
 export function crawlOrderPages(corpus: string, n: number): AbPage[] {
@@ -69,7 +69,7 @@ export interface AbResult {
   /** µs of process CPU per page in each measured round */
   base: number[];
   next: number[];
-  /** the first page (round, index) whose outputs differ; null: none */
+  /** the first page whose outputs differ in the warm-up rounds; null: none */
   firstDifference: AbPage | null;
 }
 

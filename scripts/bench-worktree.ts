@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const git = (args: string[], cwd: string): string =>
+const git = (args: string[], cwd: string): string =>
   execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /** This checkout's root, the base's full commit id, HEAD's, and whether tracked files have changes; throws git's message. */
