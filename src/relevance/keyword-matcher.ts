@@ -50,15 +50,36 @@ export function prepareText(text: string): PreparedText {
 /** Something that prepares texts: {@link prepareText} itself, or a {@link memoPrepare}. */
 export type PrepareFn = (text: string) => PreparedText;
 
+/** Texts a {@link memoPrepare} keeps in a list before it changes to a Map. */
+const MEMO_LIST = 8;
+
 /**
  * {@link prepareText} with memory, for one page scored twice (the classifier blend: the model's
  * features and the keyword score both need the prepared title, headings and body).
  */
 export function memoPrepare(): PrepareFn {
-  const memo = new Map<string, PreparedText>();
+  // a page's few texts (title, headings, anchors, body) in a list compared with ===, which is a
+  // pointer compare for the same string and a length compare for most others: a Map would hash
+  // each text whole, the page's body included (1–2% of the analysis thread, `perf`). Past
+  // MEMO_LIST texts, a Map.
+  const texts: string[] = [];
+  const prepared: PreparedText[] = [];
+  let memo: Map<string, PreparedText> | null = null;
   return (text) => {
-    let p = memo.get(text);
-    if (!p) memo.set(text, (p = prepareText(text)));
+    if (memo) {
+      let p = memo.get(text);
+      if (!p) memo.set(text, (p = prepareText(text)));
+      return p;
+    }
+    for (let i = 0; i < texts.length; i++) if (texts[i] === text) return prepared[i];
+    const p = prepareText(text);
+    if (texts.length < MEMO_LIST) {
+      texts.push(text);
+      prepared.push(p);
+    } else {
+      memo = new Map(texts.map((t, i) => [t, prepared[i]]));
+      memo.set(text, p);
+    }
     return p;
   };
 }

@@ -35,6 +35,16 @@ export interface ScannedText {
   lineEnds: number[];
   /** Words of each line's units (an English word 1, a CJK run its length / {@link CJK_CHARS_PER_WORD}), added in order. */
   lineWords: number[];
+  /**
+   * For each unit, the slot of the scanner's word table that gave it (-1: a CJK run, a break, a
+   * word too long to be kept), valid while the table is in generation {@link gen}; null when the
+   * table was emptied during the scan. A (slot, generation) names one unit string for as long as
+   * the generation lasts, so a consumer can keep facts about a unit by slot instead of a Map keyed
+   * by the string (shingles.ts: each word's hash).
+   */
+  slots: number[] | null;
+  /** The word table's generation the slots belong to (see {@link wordTableGeneration}). */
+  gen: number;
 }
 
 const WORD = 1;
@@ -52,6 +62,8 @@ function isWordChar(c: number): boolean {
 export function scanUnits(text: string): ScannedText {
   const units: string[] = [];
   const starts: number[] = [];
+  const slots: number[] = [];
+  const gen = generation;
   const lineEnds: number[] = [];
   const lineWords: number[] = [];
   const n = text.length;
@@ -83,6 +95,7 @@ export function scanUnits(text: string): ScannedText {
       if (w !== null) {
         units.push(w);
         starts.push(start);
+        slots.push(lastSlot);
         latin++;
         lineW += 1;
       }
@@ -97,6 +110,7 @@ export function scanUnits(text: string): ScannedText {
       if (i > n) i = n;
       units.push(text.slice(start, i));
       starts.push(start);
+      slots.push(-1);
       cjk += i - start;
       lineW += (i - start) / CJK_CHARS_PER_WORD;
     } else {
@@ -104,6 +118,7 @@ export function scanUnits(text: string): ScannedText {
       if (cls === BREAK && units.length > 0 && units[units.length - 1] !== SENTENCE_BREAK) {
         units.push(SENTENCE_BREAK);
         starts.push(i - 1);
+        slots.push(-1);
       }
       // a line feed after a unit is in the break just pushed or one before it (a line feed is a
       // break character, and nothing since was a unit): that break ends a line
@@ -117,7 +132,7 @@ export function scanUnits(text: string): ScannedText {
   }
   lineEnds.push(units.length);
   lineWords.push(lineW);
-  return { units, starts, words: latin + cjk / CJK_CHARS_PER_WORD, lineEnds, lineWords };
+  return { units, starts, words: latin + cjk / CJK_CHARS_PER_WORD, lineEnds, lineWords, slots: gen === generation ? slots : null, gen };
 }
 
 /**
@@ -132,6 +147,18 @@ const wordKeys: string[] = new Array<string>(WORD_TABLE_SIZE).fill('');
 const wordValues: (string | null)[] = new Array<string | null>(WORD_TABLE_SIZE).fill(null);
 const wordHashes = new Int32Array(WORD_TABLE_SIZE);
 let wordsKept = 0;
+/** The table's generation: counted up each time it is emptied (from 1, so that 0 is never one). */
+let generation = 1;
+/** The slot of the unit wordUnit returned last (-1: none, the word was too long to keep). */
+let lastSlot = -1;
+
+/** The word table's current generation (see {@link ScannedText.slots}). */
+export function wordTableGeneration(): number {
+  return generation;
+}
+
+/** The word table's size: a slot of {@link ScannedText.slots} is below it. */
+export const WORD_SLOTS = WORD_TABLE_SIZE;
 
 /**
  * normaliseWord(text.slice(start, end)), through the table above. `hash`: FNV-1a of the word's
@@ -139,7 +166,10 @@ let wordsKept = 0;
  */
 function wordUnit(text: string, start: number, end: number, hash: number): string | null {
   const len = end - start;
-  if (len > WORD_MEMO_MAX) return normaliseWord(detached(text.slice(start, end))); // (normaliseWord may keep it)
+  if (len > WORD_MEMO_MAX) {
+    lastSlot = -1;
+    return normaliseWord(detached(text.slice(start, end))); // (normaliseWord may keep it)
+  }
   let h = Math.imul(hash ^ len, 0x01000193);
   h ^= h >>> 15;
   let k = h & (WORD_TABLE_SIZE - 1);
@@ -149,7 +179,10 @@ function wordUnit(text: string, start: number, end: number, hash: number): strin
     if (wordHashes[k] === h && key.length === len) {
       let q = 0;
       while (q < len && key.charCodeAt(q) === text.charCodeAt(start + q)) q++;
-      if (q === len) return wordValues[k];
+      if (q === len) {
+        lastSlot = k;
+        return wordValues[k];
+      }
     }
     k = (k + 1) & (WORD_TABLE_SIZE - 1);
   }
@@ -158,8 +191,10 @@ function wordUnit(text: string, start: number, end: number, hash: number): strin
   if (wordsKept >= WORD_TABLE_SIZE / 2) {
     wordKeys.fill('');
     wordsKept = 0;
+    generation++;
     k = h & (WORD_TABLE_SIZE - 1);
   }
+  lastSlot = k;
   wordKeys[k] = word;
   wordValues[k] = unit;
   wordHashes[k] = h;

@@ -7,6 +7,7 @@ import { mulberry32 } from '../../src/eval/prng.js';
 import { sentence } from '../../src/eval/synth-text.js';
 import { THEMES } from '../../src/eval/synth-vocab.js';
 import { prepareText } from '../../src/relevance/keyword-matcher.js';
+import { scanUnits, wordTableGeneration } from '../../src/relevance/scan.js';
 
 const theme = (lang: 'en' | 'zh') => THEMES.find((t) => t.lang === lang && t.label !== null)!;
 /** Paragraphs of five generated sentences (long lines: an article's text). */
@@ -100,3 +101,36 @@ describe('textSimHash', () => {
     expect(hamming(a, sim(paragraphs(6, 'en', 12).join('\n')).fingerprint)).toBeGreaterThan(15);
   });
 });
+
+describe('textSimHash: word hashes by the scanner\'s slots', () => {
+  it('gives the fingerprint it gives without the slots, on English and Chinese pages, across a new generation of the table', () => {
+    const pages = [1, 2, 3, 4].flatMap((seed) => [paragraphs(seed, 'en').join('\n'), paragraphs(seed, 'zh').join('\n'), `${paragraphs(seed, 'en', 2).join('\n')}\n${paragraphs(seed, 'zh', 2).join('\n')}`]);
+    const check = () => {
+      for (const page of pages) {
+        const p = prepareText(page);
+        expect(p.slots).not.toBeNull();
+        const withSlots = textSimHash(p);
+        const without = textSimHash({ units: p.units, lineEnds: p.lineEnds, lineWords: p.lineWords });
+        expect(withSlots.shingles).toBeGreaterThan(0);
+        expect(withSlots).toEqual(without);
+      }
+    };
+    check();
+    const gen = wordTableGeneration();
+    // the table is emptied and its slots given to other words: the hashes kept by slot must not be used
+    scanUnits(Array.from({ length: 40_000 }, (_, i) => `g${i.toString(36)}q`).join(' '));
+    expect(wordTableGeneration()).toBeGreaterThan(gen);
+    check();
+  });
+
+  it('does not take a slot\'s hash from another generation', () => {
+    const a = prepareText(paragraphs(9, 'en').join('\n'));
+    const ofA = textSimHash(a); // the hashes of a's words are now kept by a's slots
+    // other words in the same places, claiming a's slots in a generation those hashes are not of
+    const units = a.units.map((u) => (u === '' ? u : `${u}x`));
+    const want = textSimHash({ units, lineEnds: a.lineEnds, lineWords: a.lineWords });
+    expect(want).not.toEqual(ofA);
+    expect(textSimHash({ units, lineEnds: a.lineEnds, lineWords: a.lineWords, slots: a.slots, gen: a.gen + 1_000_000 })).toEqual(want);
+  });
+});
+

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeywordMatcher, prepareText } from '../../src/relevance/keyword-matcher.js';
+import { KeywordMatcher, memoPrepare, prepareText } from '../../src/relevance/keyword-matcher.js';
 import { SENTENCE_BREAK } from '../../src/relevance/scan.js';
 
 /** Occurrences of each English keyword, counted by trying every position (no index, no filter). */
@@ -41,3 +41,22 @@ describe('KeywordMatcher', () => {
     expect(m.count(prepareText('\u5061\u5061\u5061\u5061\u5061 astro')).reduce((a, b) => a + b, 0)).toBe(1);
   });
 });
+
+describe('memoPrepare', () => {
+  it('prepares each text once, found by its content (not only the same string), for a page\'s few texts and for many', () => {
+    const prepare = memoPrepare();
+    const texts = Array.from({ length: 20 }, (_, i) => `Text ${i}: stars and galaxies, ${'nebula '.repeat(i)}`);
+    const first = texts.map((t) => prepare(t));
+    texts.forEach((t, i) => {
+      expect(first[i]).toEqual(prepareText(t));
+      // the same content built anew (another string object) finds the same preparation
+      const copy = [...t].join('');
+      expect(prepare(copy)).toBe(first[i]);
+      expect(prepare(t)).toBe(first[i]);
+    });
+    // texts of equal length and different content are told apart
+    expect(prepare('abc def')).not.toBe(prepare('abd def'));
+    expect(prepare('abd def').units).toEqual(prepareText('abd def').units);
+  });
+});
+

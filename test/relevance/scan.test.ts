@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CJK_CHARS_PER_WORD, SENTENCE_BREAK, scanUnits } from '../../src/relevance/scan.js';
+import { CJK_CHARS_PER_WORD, SENTENCE_BREAK, WORD_SLOTS, scanUnits, wordTableGeneration } from '../../src/relevance/scan.js';
 import { normaliseWord } from '../../src/relevance/tokenize.js';
 
 /** The word units of a plain lower-case ASCII text, each normalised from its own slice (no table). */
@@ -40,6 +40,49 @@ describe('scanUnits: the table of words seen', () => {
   it('does not confuse words of one length and hash slot: a long word is not kept, and still right', () => {
     const long = 'x'.repeat(40);
     expect(scanUnits(`${long} ${long}y ${long}`).units).toEqual([normaliseWord(long), normaliseWord(`${long}y`), normaliseWord(long)]);
+  });
+});
+
+describe('scanUnits: the slots of the words (ScannedText.slots)', () => {
+  it('gives each word unit its slot, the same unit the same slot while the table lasts, and -1 to CJK runs and breaks', () => {
+    const text = 'Stars and galaxies, 星系 stars! running runs the star\ngalaxy 银河系.';
+    const a = scanUnits(text);
+    expect(a.slots).not.toBeNull();
+    expect(a.slots).toHaveLength(a.units.length);
+    expect(a.gen).toBe(wordTableGeneration());
+    const slotOf = new Map<string, number>();
+    a.units.forEach((u, i) => {
+      const s = a.slots![i];
+      if (u === SENTENCE_BREAK || /^[\u3400-\u9fff]/.test(u)) return expect(s).toBe(-1);
+      expect(s).toBeGreaterThanOrEqual(0);
+      expect(s).toBeLessThan(WORD_SLOTS);
+      // one slot per raw word: a unit may have several slots (stars, star), a slot one unit
+      for (const [unit, slot] of slotOf) if (slot === s) expect(unit).toBe(u);
+      slotOf.set(u, s);
+    });
+    const b = scanUnits(text);
+    expect(b.gen).toBe(a.gen);
+    expect(b.slots).toEqual(a.slots);
+  });
+
+  it('gives no slot to a word too long to keep', () => {
+    const long = 'q'.repeat(40);
+    const { units, slots } = scanUnits(`${long} quasar`);
+    expect(units).toHaveLength(2);
+    expect(slots![0]).toBe(-1);
+    expect(slots![1]).toBeGreaterThanOrEqual(0);
+  });
+
+  it('has no slots when the table was emptied during the scan, and slots of the new generation after', () => {
+    const before = wordTableGeneration();
+    // 40,000 new words: more than the half of the table it holds before it is emptied
+    const text = Array.from({ length: 40_000 }, (_, i) => `v${i.toString(36)}z`).join(' ');
+    const r = scanUnits(text);
+    expect(wordTableGeneration()).toBeGreaterThan(before);
+    expect(r.slots).toBeNull();
+    const after = scanUnits('nebula nebula');
+    expect(after.gen).toBe(wordTableGeneration());
+    expect(after.slots![0]).toBe(after.slots![1]);
   });
 });
 
