@@ -38,9 +38,13 @@ export interface IntakeAnswer {
   relinked: { from: number; to: number }[];
 }
 
-/** A link's URL hash as a Buffer (the analysis hands it over as a Uint8Array view). */
+/**
+ * A link's URL hash as a Buffer: the hash itself when it is one already (unpackAnalysis makes them
+ * Buffers), else a Buffer view on its bytes (no copy either way). Called for every link of every
+ * page on the crawl's thread, twice: a view made each time was two objects a link for nothing.
+ */
 export function linkHash(l: AnalyzedLink): Buffer {
-  return Buffer.from(l.hash.buffer, l.hash.byteOffset, l.hash.byteLength);
+  return Buffer.isBuffer(l.hash) ? l.hash : Buffer.from(l.hash.buffer, l.hash.byteOffset, l.hash.byteLength);
 }
 
 /**

@@ -3,6 +3,7 @@ import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { packAnalysis, unpackAnalysis, type WireAnalysis } from '../../src/crawl/analysis-wire.js';
 import type { PageAnalysis } from '../../src/crawl/page-analysis.js';
 import { urlHash } from '../../src/url/url-hash.js';
+import { linkHash } from '../../src/crawl/link-intake.js';
 
 function analysis(links: { url: string; host: string; anchor: string }[]): PageAnalysis {
   return {
@@ -84,3 +85,25 @@ describe('analysis wire', () => {
     expect(() => packAnalysis(a)).toThrow(/content hash has 32 bytes/);
   });
 });
+
+describe('linkHash', () => {
+  it('gives an unpacked link\'s hash as it is (a Buffer), and a Buffer view on the bytes of any other Uint8Array', () => {
+    const a = analysis([{ url: 'https://a.example/x', host: 'a.example', anchor: 'x' }, { url: 'https://a.example/y', host: 'a.example', anchor: '' }]);
+    const { wire } = packAnalysis(a);
+    const back = unpackAnalysis(structuredClone(wire, { transfer: [wire.bytes] }));
+    for (const [i, l] of back.links.entries()) {
+      expect(Buffer.isBuffer(l.hash)).toBe(true);
+      expect(linkHash(l)).toBe(l.hash);
+      expect(Buffer.from(linkHash(l)).equals(Buffer.from(a.links[i].hash))).toBe(true);
+    }
+    // a plain Uint8Array at an offset in a larger buffer: a view, not a copy
+    const big = new Uint8Array(64).map((_, i) => i);
+    const view = new Uint8Array(big.buffer, 8, 16);
+    const h = linkHash({ ...a.links[0], hash: view });
+    expect(Buffer.isBuffer(h)).toBe(true);
+    expect([...h]).toEqual([...view]);
+    big[8] = 200;
+    expect(h[0]).toBe(200);
+  });
+});
+
