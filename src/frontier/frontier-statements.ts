@@ -52,8 +52,8 @@ export function prepareStatements(db: Database.Database) {
      * the statement alone; these rows are random in the file, so that is a page copied (8 KB, a
      * malloc and a memcpy) per row. Nothing here needs the statement undone alone: the frontier's
      * writes are not all or nothing anyway (SqliteStore.joinGroup) and a failure is a broken store,
-     * fatal to the crawl. `npx tsx scripts/bench-update-journal.ts` (a crawl file of 150,000 URL
-     * rows, 400 statements of 64 random rows a round): 3.5 against 5.2 µs a row (0.67, 2026-12-05).
+     * fatal to the crawl. `npx tsx scripts/bench-statement-journal.ts` (a crawl file of 150,000 URL
+     * rows, 400 statements of 64 random rows a round): 3.0–3.5 against 4.5–5.2 µs a row (0.65–0.67, 2026-12-05).
      * (Not on the page outcome's single-row UPDATE: it needs no journal, and with the content-hash
      * trigger OR FAIL made it 3.4 times slower in a micro-benchmark.)
      */

@@ -5,7 +5,8 @@ import { mulberry32 } from '../../src/eval/prng.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
 import { UrlState } from '../../src/frontier/url-state.js';
 import { CrawlFileStore } from '../../src/store/crawl-file-store.js';
-import { LINK_CHUNK, RESPONSE_CHUNK } from '../../src/store/page-row-batch.js';
+import { LINK_CHUNK, PageRowBatch, RESPONSE_CHUNK } from '../../src/store/page-row-batch.js';
+import { openDatabase } from '../../src/store/open-database.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { PageRecord } from '../../src/store/store.js';
 import { urlHash } from '../../src/url/url-hash.js';
@@ -158,5 +159,39 @@ describe('page rows written a chunk at a time (batchPageRows)', () => {
     expect(db.prepare('SELECT COUNT(*) AS n FROM responses').get()).toEqual({ n: 0 });
     expect(db.prepare('SELECT state FROM urls WHERE id = ?').get(a)).toEqual({ state: UrlState.QUEUED }); // its outcome went with the group
     db.close();
+  });
+
+  it('joins the anchors of a (from, to) met again as the upsert does, whether the chunk meets rows in the file, repeats in itself, or neither', () => {
+    // the rule, in JavaScript: a new pair keeps its anchor; a pair met again gets ' | ' and the new
+    // anchor, unless that is empty or already in the row's anchor
+    for (const seed of [1, 2, 3, 4]) {
+      const rng = mulberry32(seed);
+      const db = openDatabase(join(tmpDir(), `links-${seed}.db`));
+      const batch = new PageRowBatch(db);
+      const want = new Map<string, string>();
+      db.exec('BEGIN');
+      for (let page = 0; page < 300; page++) {
+        // mostly new pages with distinct targets (the usual case: one INSERT OR IGNORE a chunk);
+        // now and then a page recorded again, or one that names a target twice
+        const from = rng.chance(0.1) ? rng.int(1, Math.max(1, page)) : 1000 + page;
+        const n = rng.int(0, 60);
+        const links = Array.from({ length: n }, (_, i) => ({ toId: rng.chance(0.05) ? 1 : 10 + i * 3 + rng.int(0, 2), anchor: rng.pick(ANCHORS) }));
+        batch.addLinks(from, links);
+        for (const l of links) {
+          const key = `${from} ${l.toId}`;
+          const had = want.get(key);
+          if (had === undefined) want.set(key, l.anchor);
+          else if (l.anchor !== '' && !had.includes(l.anchor)) want.set(key, `${had} | ${l.anchor}`);
+        }
+        if (rng.chance(0.05)) batch.flush();
+      }
+      batch.flush();
+      db.exec('COMMIT');
+      const got = new Map((db.prepare('SELECT from_id, to_id, anchor FROM links').all() as { from_id: number; to_id: number; anchor: string }[]).map((r) => [`${r.from_id} ${r.to_id}`, r.anchor]));
+      db.close();
+      expect(got.size).toBeGreaterThan(LINK_CHUNK);
+      expect([...got.values()].some((a) => a.includes(' | '))).toBe(true); // (anchors were joined)
+      expect(got).toEqual(want);
+    }
   });
 });
