@@ -4,6 +4,7 @@ import { mulberry32 } from '../../src/eval/prng.js';
 import type { FrontierItem, KnownUrl, NewUrl } from '../../src/frontier/frontier.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite-frontier.js';
 import { UrlRowCache, type CachedRow } from '../../src/frontier/url-row-cache.js';
+import { RowColumns } from '../../src/frontier/row-columns.js';
 import { UrlState } from '../../src/frontier/url-state.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { urlHash } from '../../src/url/url-hash.js';
@@ -158,5 +159,61 @@ describe('the frontier with its row cache', () => {
     expect(handed).toEqual(queued);
     frontier.close();
     store.close();
+  });
+});
+
+describe('RowColumns (a generation of the row cache)', () => {
+  it('finds, overwrites, updates and deletes rows by id, reuses no slot until emptied or compacted, and keeps rows through a compaction', () => {
+    const g = new RowColumns(8);
+    for (let id = 1; id <= 6; id++) g.put(row(id * 1000003)); // ids far apart: probes wrap around the index
+    expect(g.size).toBe(6);
+    expect(g.row(g.slotOf(3000009))).toEqual(row(3000009));
+    g.put(row(3000009, { priority: 0.9 })); // over the row of its id: no new slot
+    expect(g.size).toBe(6);
+    expect(g.row(g.slotOf(3000009)).priority).toBe(0.9);
+    g.update(g.slotOf(2000006), { inlinks: 7, state: UrlState.PRUNED });
+    expect(g.row(g.slotOf(2000006))).toMatchObject({ inlinks: 7, state: UrlState.PRUNED, priority: 0.5 });
+    g.delete(1000003);
+    g.delete(1000003); // (twice: nothing more)
+    expect(g.slotOf(1000003)).toBe(-1);
+    expect(g.size).toBe(5);
+    // a row behind the deleted one on its probe path is still found (a tombstone, not an empty slot)
+    for (let id = 2; id <= 6; id++) expect(g.slotOf(id * 1000003)).toBeGreaterThanOrEqual(0);
+    g.put(row(7));
+    g.put(row(8));
+    expect(g.full).toBe(true); // 8 slots handed out, one of them a deleted row's
+    expect(() => g.put(row(9))).toThrow('full');
+    g.compact();
+    expect(g.full).toBe(false);
+    expect(g.size).toBe(7);
+    for (const id of [2000006, 3000009, 4000012, 5000015, 6000018, 7, 8]) expect(g.row(g.slotOf(id)).id).toBe(id);
+    expect(g.row(g.slotOf(3000009)).priority).toBe(0.9);
+    g.put(row(9));
+    g.clear();
+    expect(g.size).toBe(0);
+    expect(g.slotOf(9)).toBe(-1);
+  });
+
+  it('keeps the cache right and its generations turning over when rows are forgotten as fast as they come (compactions)', () => {
+    const c = new UrlRowCache(16); // generations of 8 rows, 10 slots each
+    const rng = mulberry32(3);
+    const model = new Map<number, CachedRow>();
+    for (let step = 0; step < 5000; step++) {
+      const id = rng.int(1, 40);
+      const r = rng.next();
+      if (r < 0.4) {
+        const v = row(id, { priority: rng.next() });
+        c.put(v);
+        model.set(id, v);
+      } else if (r < 0.7) {
+        c.forget(id);
+        model.delete(id);
+      } else {
+        const got = c.get(id);
+        // the cache may have dropped a row (unused for a generation), never changed one
+        if (got) expect(got).toEqual(model.get(id));
+      }
+      expect(c.size).toBeLessThanOrEqual(16);
+    }
   });
 });
