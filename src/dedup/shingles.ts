@@ -170,7 +170,7 @@ function ringMask(n: number): number {
  * `slots`: each unit's slot in the scanner's word table in generation `gen`, or null.
  */
 function shingleLines(
-  units: readonly string[], lineEnds: readonly number[], lineWords: readonly number[], slots: readonly number[] | null, gen: number,
+  units: readonly string[], lineEnds: readonly number[], lineWords: readonly number[], slots: Int32Array | null, gen: number,
   minWords: number, opts: ShingleOptions,
 ): SimHashBuilder {
   const sh = new SimHashBuilder();

@@ -42,7 +42,7 @@ export interface ScannedText {
    * the generation lasts, so a consumer can keep facts about a unit by slot instead of a Map keyed
    * by the string (shingles.ts: each word's hash).
    */
-  slots: number[] | null;
+  slots: Int32Array | null;
   /** The word table's generation the slots belong to (see {@link wordTableGeneration}). */
   gen: number;
 }
@@ -62,7 +62,11 @@ function isWordChar(c: number): boolean {
 export function scanUnits(text: string): ScannedText {
   const units: string[] = [];
   const starts: number[] = [];
-  const slots: number[] = [];
+  // the slots go into a scratch array sized for the text (a unit is at least one character) and
+  // are copied out at the end: a third growing array of pushes cost more than the slots saved
+  // (kept for the next text up to SLOT_SCRATCH_MAX characters: a huge page's is its own)
+  if (slotScratch.length < text.length + 1 && text.length < SLOT_SCRATCH_MAX) slotScratch = new Int32Array(Math.min(SLOT_SCRATCH_MAX, Math.max(text.length + 1, slotScratch.length * 2)));
+  const slots = slotScratch.length > text.length ? slotScratch : new Int32Array(text.length + 1);
   const gen = generation;
   const lineEnds: number[] = [];
   const lineWords: number[] = [];
@@ -93,9 +97,9 @@ export function scanUnits(text: string): ScannedText {
       }
       const w = wordUnit(text, start, i, h);
       if (w !== null) {
+        slots[units.length] = lastSlot;
         units.push(w);
         starts.push(start);
-        slots.push(lastSlot);
         latin++;
         lineW += 1;
       }
@@ -108,17 +112,17 @@ export function scanUnits(text: string): ScannedText {
         else break;
       }
       if (i > n) i = n;
+      slots[units.length] = -1;
       units.push(text.slice(start, i));
       starts.push(start);
-      slots.push(-1);
       cjk += i - start;
       lineW += (i - start) / CJK_CHARS_PER_WORD;
     } else {
       i++;
       if (cls === BREAK && units.length > 0 && units[units.length - 1] !== SENTENCE_BREAK) {
+        slots[units.length] = -1;
         units.push(SENTENCE_BREAK);
         starts.push(i - 1);
-        slots.push(-1);
       }
       // a line feed after a unit is in the break just pushed or one before it (a line feed is a
       // break character, and nothing since was a unit): that break ends a line
@@ -132,7 +136,7 @@ export function scanUnits(text: string): ScannedText {
   }
   lineEnds.push(units.length);
   lineWords.push(lineW);
-  return { units, starts, words: latin + cjk / CJK_CHARS_PER_WORD, lineEnds, lineWords, slots: gen === generation ? slots : null, gen };
+  return { units, starts, words: latin + cjk / CJK_CHARS_PER_WORD, lineEnds, lineWords, slots: gen === generation ? slots.slice(0, units.length) : null, gen };
 }
 
 /**
@@ -149,6 +153,9 @@ const wordHashes = new Int32Array(WORD_TABLE_SIZE);
 let wordsKept = 0;
 /** The table's generation: counted up each time it is emptied (from 1, so that 0 is never one). */
 let generation = 1;
+/** Scratch for scanUnits' slots, grown to the longest text scanned up to SLOT_SCRATCH_MAX characters (4 MB). */
+const SLOT_SCRATCH_MAX = 1 << 20;
+let slotScratch = new Int32Array(1024);
 /** The slot of the unit wordUnit returned last (-1: none, the word was too long to keep). */
 let lastSlot = -1;
 

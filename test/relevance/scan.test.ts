@@ -73,6 +73,19 @@ describe('scanUnits: the slots of the words (ScannedText.slots)', () => {
     expect(slots![1]).toBeGreaterThanOrEqual(0);
   });
 
+  it('gives slots for a text longer than its scratch keeps (its own array), and for the next text as before', () => {
+    const words = ['galaxy', 'stars', 'nebula', 'comet', 'orbit'];
+    const huge = Array.from({ length: 200_000 }, (_, i) => words[i % 5]).join(' '); // 1.2M characters
+    const big = scanUnits(huge);
+    expect(big.slots).toHaveLength(big.units.length);
+    expect(big.units).toHaveLength(200_000);
+    // the same word, the same slot, from the first to the last
+    expect(big.slots![0]).toBe(big.slots![199_995]);
+    expect(big.slots![4]).toBe(big.slots![199_999]);
+    const small = scanUnits('orbit galaxy');
+    expect([...small.slots!]).toEqual([big.slots![4], big.slots![0]]);
+  });
+
   it('has no slots when the table was emptied during the scan, and slots of the new generation after', () => {
     const before = wordTableGeneration();
     // 40,000 new words: more than the half of the table it holds before it is emptied
