@@ -1,3 +1,4 @@
+import type { QueueKey } from './url-changes.js';
 import type { CachedRow } from './url-row-cache.js';
 
 /**
@@ -95,6 +96,11 @@ export class RowColumns {
       hashHex: this.hashHex[slot], id: this.ids[slot], hostId: this.hostIds[slot], state: this.states[slot], depth: this.depths[slot],
       priority: this.priorities[slot], life: this.lives[slot], inlinks: this.inlinks[slot], inlinkScore: this.inlinkScores[slot], seq: this.seqs[slot],
     };
+  }
+
+  /** Where the row at `slot` sits in the queues (readQueueKeys' shape), without the whole row. */
+  queueKey(slot: number): QueueKey {
+    return { id: this.ids[slot], host_id: this.hostIds[slot], state: this.states[slot], priority: this.priorities[slot], seq: this.seqs[slot] };
   }
 
   /** Sets fields of the row at `slot` (absent ones unchanged). */

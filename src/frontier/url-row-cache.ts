@@ -66,8 +66,8 @@ export class UrlRowCache {
 
   /** Where a cached URL sits in the queues (see readQueueKeys), or undefined. */
   queueKey(id: number): QueueKey | undefined {
-    const r = this.get(id);
-    return r && { id: r.id, host_id: r.hostId, state: r.state, priority: r.priority, seq: r.seq };
+    const s = this.slot(id);
+    return s < 0 ? undefined : this.young.queueKey(s);
   }
 
   put(row: CachedRow): void {
