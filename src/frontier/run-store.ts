@@ -1,6 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { Candidate } from './host-queue.js';
+import { type Candidate, candidate } from './host-queue.js';
 
 /** Entries buffered in memory (all hosts together) before they are written as runs, by default. */
 export const RUN_BUFFER = 1 << 20;
@@ -118,7 +118,7 @@ export class RunStore {
     }
     order.sort((x, y) => prio[y] - prio[x] || seq[x] - seq[y]);
     const best: Candidate[] = [];
-    for (let k = 0; k < Math.min(limit, order.length); k++) best.push({ priority: prio[order[k]], seq: seq[order[k]], id: ids[order[k]] });
+    for (let k = 0; k < Math.min(limit, order.length); k++) best.push(candidate(ids[order[k]], prio[order[k]], seq[order[k]]));
     const left = order.length - limit;
     if (left > 0 && this.bufferedTotal + left < this.bufferEntries) {
       // the rest stays in memory while the buffer has room (the next refill then reads no run; the
