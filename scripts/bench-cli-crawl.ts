@@ -67,6 +67,48 @@ export interface CliCrawlResult {
   /** wall ms of the crawl's thread in SQLite calls, in all and for the costliest statements */
   sqliteMs: number;
   sqliteMsTop: Record<string, number>;
+  /** with --trace-deopt in BENCH_NODE_FLAGS: V8's deoptimisations in all threads (null otherwise) */
+  deopts: DeoptCounts | null;
+}
+
+/** Deoptimisations V8 traced, in all and by function and reason, most frequent first. */
+export interface DeoptCounts {
+  total: number;
+  top: Record<string, number>;
+}
+
+/**
+ * The crawl's --json summary out of its stdout. V8's tracing flags (BENCH_NODE_FLAGS, e.g.
+ * --trace-deopt or --trace-opt) print there too, before and after it; the summary is the object
+ * that starts with a line holding only `{` and ends with the next line holding only `}`.
+ */
+export function crawlSummaryJson(stdout: string): unknown {
+  try {
+    return JSON.parse(stdout);
+  } catch {
+    const start = stdout.search(/^\{$/m);
+    const end = start < 0 ? -1 : stdout.indexOf('\n}', start);
+    if (start < 0 || end < 0) throw new Error(`no JSON summary in the crawl's output: ${stdout.trim().split('\n').pop() ?? ''}`);
+    return JSON.parse(stdout.slice(start, end + 2));
+  }
+}
+
+/**
+ * V8's deoptimisations in an output of --trace-deopt (`[bailout (kind: …, reason: R): begin.
+ * deoptimizing … <JSFunction NAME …`), counted by "NAME: R"; null when there is none. A function
+ * deoptimised dozens of times for one reason is a loop of deoptimisation and recompilation worth
+ * fixing (it cost 8% of the crawl's CPU once: test/frontier/candidate-shape.test.ts).
+ */
+export function deoptCounts(stdout: string, top = 12): DeoptCounts | null {
+  const by = new Map<string, number>();
+  let total = 0;
+  for (const m of stdout.matchAll(/^\[bailout \(kind: [^,]*, reason: (.*?)\): begin\. deoptimizing \S+ <JSFunction (\S*)/gm)) {
+    const key = `${m[2] === '(sfi' ? '(anonymous)' : m[2]}: ${m[1]}`;
+    by.set(key, (by.get(key) ?? 0) + 1);
+    total++;
+  }
+  if (total === 0) return null;
+  return { total, top: Object.fromEntries([...by].sort((a, b) => b[1] - a[1]).slice(0, top)) };
 }
 
 /** Builds dist/ when it is not a build of src/ as it is (the crawl must not run through tsx). */
@@ -98,7 +140,8 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     const t0 = Date.now();
     const p0 = performance.now();
     // bin/topicrawl.js itself, so that its #! line's node flags apply as they do for a user
-    // BENCH_NODE_FLAGS: node flags to try (any V8 flag, unlike NODE_OPTIONS), e.g. "--single-threaded-gc"
+    // BENCH_NODE_FLAGS: node flags to try (any V8 flag, unlike NODE_OPTIONS), e.g. "--single-threaded-gc";
+    // "--trace-deopt" adds the deoptimisations to the result (deoptCounts)
     const nodeFlags = [...(o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir)] : []), ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
     const child = nodeFlags.length > 0
       ? spawn(process.execPath, [...nodeFlags, join(root, 'bin/topicrawl.js'), ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] })
@@ -108,7 +151,7 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     const code = await new Promise<number | null>((ok) => child.on('close', (c) => ok(c)));
     const processS = (performance.now() - p0) / 1000;
     if (code !== 0) throw new Error(`the crawl exited ${code}: ${stdout.trim().split('\n').pop() ?? ''}`);
-    const summary = JSON.parse(stdout) as { fetched: number; strategy: string; pipeline?: PipelineSummary | null };
+    const summary = crawlSummaryJson(stdout) as { fetched: number; strategy: string; pipeline?: PipelineSummary | null };
     const served = await o.server.window();
     if (summary.fetched === 0 || served.count === 0) throw new Error('the crawl fetched no page: no figure');
     const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { thread: string; sqlite: Record<string, number>; sqliteTop?: Record<string, number>; sqliteMs?: number; sqliteMsTop?: Record<string, number>; usage?: NodeJS.ResourceUsage; elu?: { utilization: number }; threadsCpuMs?: { main: number; node: number; later: number; ended: number } | null });
@@ -146,6 +189,7 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
       sqliteTop,
       sqliteMs,
       sqliteMsTop,
+      deopts: deoptCounts(stdout),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

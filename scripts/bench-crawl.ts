@@ -152,6 +152,8 @@ try {
     sqlite_us_per_page: Math.round((c.sqliteMs * 1000) / c.fetched),
     sqlite_us_per_page_by_statement: Object.fromEntries(Object.entries(c.sqliteMsTop).sort((x, y) => y[1] - x[1]).map(([k, v]) => [k, Math.round((v * 1000) / c.fetched)])),
     sqlite_calls_per_page_by_statement: Object.fromEntries(Object.entries(c.sqliteTop).sort((x, y) => y[1] - x[1]).slice(0, 15).map(([k, v]) => [k, +(v / c.fetched).toFixed(2)])),
+    // with BENCH_NODE_FLAGS=--trace-deopt: V8's deoptimisations, by function and reason
+    ...(c.deopts ? { deopts: c.deopts } : {}),
   };
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 } catch (err) {
