@@ -3,6 +3,7 @@ import yargs from './yargs-lib.js';
 import { TopicrawlError } from '../errors.js';
 import { errorLines, exitCodeOf } from './cli-errors.js';
 import { commonCrawl, metricsOptions, sharedCrawl, warcOptions } from './crawl-options.js';
+import { VERSION } from './version.js';
 import { evalOptions, trainOptions, tuneOptions } from './research-options.js';
 
 /** The `<db..>` positional of the report commands. */
@@ -53,6 +54,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   const program = yargs(argv)
     .scriptName('topicrawl')
+    .version(VERSION)
     .usage('$0 <command> [options]\n\nA focused web crawler. See README.md.')
     .command(
       'crawl <topic>',

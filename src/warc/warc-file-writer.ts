@@ -1,8 +1,9 @@
-import { closeSync, fsyncSync, readFileSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip as gzipCb, gzipSync } from 'node:zlib';
 import { CDXIndexer, WARCSerializer, type WARCRecord } from 'warcio';
+import { VERSION } from '../cli/version.js';
 import { TopicrawlError } from '../errors.js';
 import type { WarcOptions } from './warc-options.js';
 import { newRecordId, warcDate, warcinfoRecord } from './warc-records.js';
@@ -197,5 +198,4 @@ function writeAll(fd: number, bytes: Uint8Array): void {
   for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
 }
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const WARCIO_VERSION = '2.4.11';

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { distIsFresh, sourceState } from '../../bin/runtime.cjs';
@@ -65,6 +65,13 @@ describe.runIf(fresh || process.env.CI)('the compiled CLI (dist/)', () => {
     const r = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual([true, true]);
+  });
+
+  it('prints the package version for --version, from any folder (yargs alone looked up from the working folder: "unknown")', () => {
+    const want = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+    const r = compiled(['--version'], { cwd: tmpDir() });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`${want}\n`);
   });
 
   it('answers --help, and crawls the demo corpus with its analysis threads on compiled code', () => {
