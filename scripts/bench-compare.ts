@@ -9,11 +9,14 @@ export const DEFAULT_FIELDS: Record<string, string[]> = {
   'bench-frontier.ts': ['enqueue.enqueues_per_s', 'lookup.hashes_per_s', 'drain.dequeues_per_s', 'reopen.seconds', 'peak_rss_mb.max_rss'],
 };
 
-/** Fields where a smaller figure is the better one (by the last part of the path); the rest: larger is better. */
+/** Fields where a smaller figure is the better one (by the last part of the path, or a member of {@link COSTS}); the rest: larger is better. */
 const LOWER_IS_BETTER = /(^|\.)(seconds|cpu_ms_per_page|cpu_s|wall_s|peak_rss_mb|max_rss|sampled|rss_mb|[a-z_]*_mb|sqlite_calls|sqlite_calls_per_page|sqlite_us_per_page|main_thread_busy|first_request_ms)$/;
 
+/** Objects whose every member is a cost (bench-crawl.ts's CPU by thread, SQLite by statement, a page's ms at analysis). */
+const COSTS = /(^|\.)(cpu_ms_per_page_by_thread|sqlite_us_per_page_by_statement|sqlite_calls_per_page_by_statement|analysis_ms)\./;
+
 export function lowerIsBetter(field: string): boolean {
-  return LOWER_IS_BETTER.test(field);
+  return LOWER_IS_BETTER.test(field) || COSTS.test(field);
 }
 
 /**
