@@ -66,7 +66,7 @@ export async function intakeLinks(
   const kept: number[] = [];
   let tooDeep = 0;
   found.forEach((l, i) => {
-    const k = known.get(hashes[i].toString('hex')) ?? null;
+    const k = known.size === 0 ? null : (known.get(hashes[i].toString('hex')) ?? null);
     if (!k && depth > deps.maxDepth) {
       tooDeep++;
       return;

@@ -1,5 +1,7 @@
+import type { KnownUrl } from './local-frontier.js';
 import type { QueueKey } from './url-changes.js';
 import type { CachedRow } from './url-row-cache.js';
+import { UrlState } from './url-state.js';
 
 /**
  * One generation of the frontier's row cache (url-row-cache.ts) as columns: each row's fields in
@@ -95,6 +97,21 @@ export class RowColumns {
     return {
       hashHex: this.hashHex[slot], id: this.ids[slot], hostId: this.hostIds[slot], state: this.states[slot], depth: this.depths[slot],
       priority: this.priorities[slot], life: this.lives[slot], inlinks: this.inlinks[slot], inlinkScore: this.inlinkScores[slot], seq: this.seqs[slot],
+    };
+  }
+
+  /** The hash (hex) of the row at `slot`. */
+  hashHexAt(slot: number): string {
+    return this.hashHex[slot];
+  }
+
+  /** The row at `slot` as a lookup reports it (knownUrls' shape), without the whole row first. */
+  known(slot: number, inFlight: Set<number>): KnownUrl {
+    const id = this.ids[slot];
+    const state = this.states[slot];
+    return {
+      id, hostId: this.hostIds[slot], state: (state === UrlState.QUEUED && inFlight.has(id) ? UrlState.IN_FLIGHT : state) as UrlState,
+      depth: this.depths[slot], priority: this.priorities[slot], life: this.lives[slot], inlinks: this.inlinks[slot], inlinkScore: this.inlinkScores[slot],
     };
   }
 

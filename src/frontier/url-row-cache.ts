@@ -1,4 +1,4 @@
-import type { UrlChange } from './local-frontier.js';
+import type { KnownUrl, UrlChange } from './local-frontier.js';
 import type { QueueKey } from './url-changes.js';
 import { RowColumns } from './row-columns.js';
 
@@ -62,6 +62,17 @@ export class UrlRowCache {
   get(id: number): CachedRow | undefined {
     const s = this.slot(id);
     return s < 0 ? undefined : this.young.row(s);
+  }
+
+  /**
+   * A lookup's answer for `id` from the cache, read from the columns (no row object): undefined
+   * when its row is not held; null when it is but its hash is not `hashHex` (another URL with the
+   * same fingerprint); else the known URL, reported in flight when it is queued and `inFlight` has it.
+   */
+  known(id: number, hashHex: string, inFlight: Set<number>): KnownUrl | null | undefined {
+    const s = this.slot(id);
+    if (s < 0) return undefined;
+    return this.young.hashHexAt(s) === hashHex ? this.young.known(s, inFlight) : null;
   }
 
   /** Where a cached URL sits in the queues (see readQueueKeys), or undefined. */

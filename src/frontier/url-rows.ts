@@ -51,29 +51,31 @@ export class UrlRows {
 }
 
 /**
- * Known URLs among these hashes: the seen-index gives candidate ids, looked up in `cache` and the
- * rest read in chunks of 64 (and cached); a candidate counts only if its full hash matches. URLs in
- * flight are reported as IN_FLIGHT.
+ * Known URLs among these hashes: the seen-index gives each hash its candidate ids, looked up in
+ * `cache` and the rest read in chunks of 64 (and cached); a candidate counts only if its full hash
+ * matches. URLs in flight are reported as IN_FLIGHT. A hash's hex is made only when it has
+ * candidates, and a cached row is answered from the cache's columns: most of a page's links have
+ * none, and a `Set` of every link's hex and two objects a known URL were 6 KB a page of garbage.
  */
 export function knownUrls(st: FrontierStatements, seen: SeenIndex, hashes: Buffer[], inFlight: Set<number>, cache: UrlRowCache): Map<string, KnownUrl> {
   const out = new Map<string, KnownUrl>();
   const ids: number[] = [];
-  for (const h of hashes) seen.find(h, ids);
-  if (ids.length === 0) return out;
-  const wanted = new Set(hashes.map((h) => h.toString('hex')));
-  const found = (r: CachedRow) => {
-    const key = r.hashHex;
-    if (!wanted.has(key)) return;
-    const state = r.state === UrlState.QUEUED && inFlight.has(r.id) ? UrlState.IN_FLIGHT : (r.state as UrlState);
-    out.set(key, {
-      id: r.id, hostId: r.hostId, state, depth: r.depth, priority: r.priority, life: r.life, inlinks: r.inlinks, inlinkScore: r.inlinkScore,
-    });
-  };
   const missing: number[] = [];
-  for (const id of ids) {
-    const r = cache.get(id);
-    if (r) found(r);
-    else missing.push(id);
+  /** the hex of each hash with a candidate not in the cache: a row read from the file counts if it is one of them */
+  let missingHex: Set<string> | null = null;
+  for (const h of hashes) {
+    const from = ids.length;
+    seen.find(h, ids);
+    if (ids.length === from) continue;
+    const hex = h.toString('hex');
+    for (let k = from; k < ids.length; k++) {
+      const known = cache.known(ids[k], hex, inFlight);
+      if (known) out.set(hex, known);
+      else if (known === undefined) {
+        missing.push(ids[k]);
+        (missingHex ??= new Set()).add(hex);
+      }
+    }
   }
   for (let i = 0; i < missing.length; i += 64) {
     const chunk = missing.slice(i, i + 64);
@@ -83,7 +85,11 @@ export function knownUrls(st: FrontierStatements, seen: SeenIndex, hashes: Buffe
         inlinks: k.inlinks, inlinkScore: k.inlink_score, seq: k.seq,
       };
       cache.put(r);
-      found(r);
+      if (!missingHex!.has(r.hashHex)) continue;
+      const state = r.state === UrlState.QUEUED && inFlight.has(r.id) ? UrlState.IN_FLIGHT : (r.state as UrlState);
+      out.set(r.hashHex, {
+        id: r.id, hostId: r.hostId, state, depth: r.depth, priority: r.priority, life: r.life, inlinks: r.inlinks, inlinkScore: r.inlinkScore,
+      });
     }
   }
   return out;

@@ -162,6 +162,47 @@ describe('the frontier with its row cache', () => {
   });
 });
 
+describe('a lookup among URLs whose hashes share a fingerprint', () => {
+  it('answers each hash with its own URL only, from the cache, from the file, and from both at once', () => {
+    const dir = tmpDir();
+    const path = join(dir, 't.db');
+    let store = new SqliteStore(path);
+    let frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1, candidatesPerHost: 2, runBuffer: 16, rowCache: 8 });
+    // three hashes with the same first four bytes (the seen-index's fingerprint): two URLs, and one unknown
+    const h = urlHash('http://a.test/');
+    const twin = Buffer.from(h);
+    twin[15] ^= 0xff;
+    const ghost = Buffer.from(h);
+    ghost[8] ^= 0x55;
+    const entry = (hash: Buffer, url: string): NewUrl => ({
+      hash, url, host: 'a.test', depth: 1, priority: 0.5, life: 3, parentId: null, anchor: null, inlinks: 1, inlinkScore: 0.25, state: UrlState.QUEUED,
+    });
+    frontier.add([entry(h, 'http://a.test/'), entry(twin, 'http://a.test/twin')]);
+    const check = (asked: Buffer[]) => {
+      const got = frontier.lookup(asked);
+      expect(got).toEqual(fromFile(store, asked, new Set()));
+      return got;
+    };
+    // warm: both rows cached by the add
+    expect([...check([h]).values()].map((k) => k.id)).toEqual([1]);
+    expect([...check([twin]).values()].map((k) => k.id)).toEqual([2]);
+    expect(check([ghost]).size).toBe(0);
+    expect(check([ghost, twin, h]).size).toBe(2);
+    // cold: a new frontier on the file, nothing cached: rows read from the file
+    frontier.close();
+    store.close();
+    store = new SqliteStore(path);
+    frontier = new SqliteFrontier(store.db, { delayMs: 0, perHostConcurrency: 1, candidatesPerHost: 2, runBuffer: 16, rowCache: 8 });
+    expect(check([ghost]).size).toBe(0);
+    // one row cached by that lookup's read, the other forgotten: one from the cache, one from the file
+    frontier.release({ id: 2, hostId: 1 } as FrontierItem, 0, false); // not handed out: only forgets its row
+    expect([...check([twin, h, ghost]).values()].map((k) => k.id).sort()).toEqual([1, 2]);
+    expect(check([h, twin]).size).toBe(2);
+    frontier.close();
+    store.close();
+  });
+});
+
 describe('RowColumns (a generation of the row cache)', () => {
   it('finds, overwrites, updates and deletes rows by id, reuses no slot until emptied or compacted, and keeps rows through a compaction', () => {
     const g = new RowColumns(8);
