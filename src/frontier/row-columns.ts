@@ -1,7 +1,7 @@
 import type { KnownUrl } from './local-frontier.js';
 import type { QueueKey } from './url-changes.js';
 import type { CachedRow } from './url-row-cache.js';
-import { UrlState } from './url-state.js';
+import { lookupState } from './url-state.js';
 
 /**
  * One generation of the frontier's row cache (url-row-cache.ts) as columns: each row's fields in
@@ -108,9 +108,8 @@ export class RowColumns {
   /** The row at `slot` as a lookup reports it (knownUrls' shape), without the whole row first. */
   known(slot: number, inFlight: Set<number>): KnownUrl {
     const id = this.ids[slot];
-    const state = this.states[slot];
     return {
-      id, hostId: this.hostIds[slot], state: (state === UrlState.QUEUED && inFlight.has(id) ? UrlState.IN_FLIGHT : state) as UrlState,
+      id, hostId: this.hostIds[slot], state: lookupState(this.states[slot], id, inFlight),
       depth: this.depths[slot], priority: this.priorities[slot], life: this.lives[slot], inlinks: this.inlinks[slot], inlinkScore: this.inlinkScores[slot],
     };
   }

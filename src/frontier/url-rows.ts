@@ -2,7 +2,7 @@ import type { KnownUrl, NewUrl } from './local-frontier.js';
 import { type FrontierStatements, INSERT_COLUMNS } from './frontier-statements.js';
 import type { HostSlot } from './host-queue.js';
 import { SeenIndex } from './seen-index.js';
-import { UrlState } from '../frontier/url-state.js';
+import { lookupState, UrlState } from './url-state.js';
 import type { CachedRow, UrlRowCache } from './url-row-cache.js';
 
 /** Rows per multi-row INSERT in {@link UrlRows.insert}. */
@@ -86,9 +86,8 @@ export function knownUrls(st: FrontierStatements, seen: SeenIndex, hashes: Buffe
       };
       cache.put(r);
       if (!missingHex!.has(r.hashHex)) continue;
-      const state = r.state === UrlState.QUEUED && inFlight.has(r.id) ? UrlState.IN_FLIGHT : (r.state as UrlState);
       out.set(r.hashHex, {
-        id: r.id, hostId: r.hostId, state, depth: r.depth, priority: r.priority, life: r.life, inlinks: r.inlinks, inlinkScore: r.inlinkScore,
+        id: r.id, hostId: r.hostId, state: lookupState(r.state, r.id, inFlight), depth: r.depth, priority: r.priority, life: r.life, inlinks: r.inlinks, inlinkScore: r.inlinkScore,
       });
     }
   }

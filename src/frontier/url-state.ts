@@ -23,3 +23,11 @@ export type UrlState = (typeof UrlState)[keyof typeof UrlState];
 export function urlStateName(s: UrlState): keyof typeof UrlState {
   return (Object.keys(UrlState) as (keyof typeof UrlState)[]).find((k) => UrlState[k] === s)!;
 }
+
+/**
+ * A URL's state as a lookup reports it: its row's, but IN_FLIGHT for a queued URL the frontier has
+ * handed out (its row still says QUEUED until the outcome is written).
+ */
+export function lookupState(rowState: number, id: number, inFlight: Set<number>): UrlState {
+  return (rowState === UrlState.QUEUED && inFlight.has(id) ? UrlState.IN_FLIGHT : rowState) as UrlState;
+}
