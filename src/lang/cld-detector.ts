@@ -21,9 +21,9 @@ import type { LanguageDetector } from './language-detector.js';
  * Characters of a page's text given to CLD2. 500, not 1,000 as before: the same answers on the
  * language benchmark's pages (`scripts/bench-language.ts`: 99.0% of WebKB's English pages, every
  * Chinese and other-language sample, at the middle 500 as at the middle 1,000; 98.7% at 300), and
- * 4% less CPU for a page's whole analysis (`scripts/bench-analysis-ab.ts`, 754 → 722 µs a page):
- * CLD2's tables miss the CPU's caches between pages, so its cost in a crawl is some 3 times its
- * cost in a loop of calls, and it falls with the characters it reads (README, "Languages").
+ * a page's whole analysis a few percent cheaper at most (`scripts/bench-analysis-ab.ts`: medians
+ * 0.95–0.96, best rounds 0.95–1.02): CLD2's tables miss the CPU's caches between pages, so its cost
+ * in a crawl is some 3 times its cost in a loop of calls (README, "Languages").
  */
 export const SAMPLE_CHARS = 500;
 
