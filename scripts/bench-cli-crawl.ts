@@ -37,6 +37,12 @@ export interface CliCrawlResult {
   /** The command, with the --resolve flags abridged. */
   command: string;
   fetched: number;
+  /**
+   * The crawl's own harvest rate (its summary's `harvest`: pages at or above the topic's relevance
+   * threshold, duplicates and pages in a language out of scope left out, ÷ pages fetched), so that
+   * a change of speed is seen with what it did to the crawl's order.
+   */
+  harvest: number;
   strategy: string;
   /** Requests the server answered during the crawl. */
   served: number;
@@ -151,7 +157,7 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     const code = await new Promise<number | null>((ok) => child.on('close', (c) => ok(c)));
     const processS = (performance.now() - p0) / 1000;
     if (code !== 0) throw new Error(`the crawl exited ${code}: ${stdout.trim().split('\n').pop() ?? ''}`);
-    const summary = crawlSummaryJson(stdout) as { fetched: number; strategy: string; pipeline?: PipelineSummary | null };
+    const summary = crawlSummaryJson(stdout) as { fetched: number; harvest: number; strategy: string; pipeline?: PipelineSummary | null };
     const served = await o.server.window();
     if (summary.fetched === 0 || served.count === 0) throw new Error('the crawl fetched no page: no figure');
     const lines = readFileSync(probe, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { thread: string; sqlite: Record<string, number>; sqliteTop?: Record<string, number>; sqliteMs?: number; sqliteMsTop?: Record<string, number>; usage?: NodeJS.ResourceUsage; elu?: { utilization: number }; threadsCpuMs?: { main: number; node: number; later: number; ended: number } | null });
@@ -171,6 +177,7 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     return {
       command: `bin/topicrawl.js ${args.slice(0, args.indexOf('--resolve')).join(' ')} --resolve HOST=127.0.0.1:${o.server.port} (×${o.hosts.length})`,
       fetched: summary.fetched,
+      harvest: summary.harvest,
       strategy: summary.strategy,
       served: served.count,
       processS,

@@ -90,6 +90,7 @@ try {
     per_host_concurrency: config.politeness.per_host_concurrency,
     robots: config.politeness.robots,
     pages: c.fetched,
+    harvest: +c.harvest.toFixed(4),
     requests_served: c.served,
     end_to_end_pages_per_s: +crawlRate.toFixed(0),
     crawl_s: +c.crawlS.toFixed(2),
