@@ -116,6 +116,16 @@ export async function processFetch(deps: ProcessorDeps, item: Lease, res: FetchR
   }
 }
 
+/** The note of a near-duplicate page (its own function: see recordFetch's notes). */
+function nearDuplicateNote(d: DuplicateOf): string {
+  return `near-duplicate of url #${d.id} (SimHash distance ${d.distance})`;
+}
+
+/** `notes` with `more` after them ('; ' between). */
+function withNote(notes: string, more: string): string {
+  return notes === '' ? more : `${notes}; ${more}`;
+}
+
 /**
  * The serial part of processFetch. `known`: the lookup of the page's links, sent ahead; `sent`:
  * lets the next page's lookup go (called once this page's intake is sent, or when it has none).
@@ -155,19 +165,19 @@ async function recordFetch(
   } else if (analysis?.contentHash) {
     contentHash = Buffer.from(analysis.contentHash);
     const dup = await store.findByContentHash(contentHash);
-    const notes: string[] = [];
+    let notes = ''; // (a string, not an array: pushes on rare branches deoptimised this function again and again)
     const exact = dup !== undefined && dup !== item.id;
     if (exact) duplicateOf = { id: dup, distance: 0 };
     else if (deps.nearDups && analysis.simhash) duplicateOf = deps.nearDups.find(fingerprintOf(analysis.simhash), item.id);
     if (deps.nearDups && analysis.simhash) deps.nearDups.add(item.id, fingerprintOf(analysis.simhash));
-    if (outOfLanguage) notes.push(`language ${lang} not in scope.languages`);
-    if (exact) notes.push(`duplicate content of url #${dup}`);
-    else if (duplicateOf) notes.push(`near-duplicate of url #${duplicateOf.id} (SimHash distance ${duplicateOf.distance})`);
+    if (outOfLanguage) notes = withNote(notes, `language ${lang} not in scope.languages`);
+    if (exact) notes = withNote(notes, `duplicate content of url #${dup}`);
+    else if (duplicateOf) notes = withNote(notes, nearDuplicateNote(duplicateOf));
     if (exact || outOfLanguage || (duplicateOf && !deps.followDuplicateLinks)) {
       // links not followed
-    } else if (analysis.nofollow) notes.push('meta robots nofollow');
+    } else if (analysis.nofollow) notes = withNote(notes, 'meta robots nofollow');
     else {
-      if (analysis.linksCut) notes.push(linksCutNote((linksCut = analysis.linksCut)));
+      if (analysis.linksCut) notes = withNote(notes, linksCutNote((linksCut = analysis.linksCut)));
       if (analysis.links.length) {
         const out = await intakeLinks({ frontier: deps.frontier, strategy: deps.strategy, maxDepth: deps.maxDepth, timing: deps.timing }, page, analysis.links, known, sent);
         links = out.links;
@@ -177,9 +187,9 @@ async function recordFetch(
         pruned -= out.revived;
       }
     }
-    if (analysis.canonical) notes.push(`canonical ${analysis.canonical}`);
-    if (analysis.noindex) notes.push('noindex');
-    note = notes.length ? notes.join('; ') : note;
+    if (analysis.canonical) notes = withNote(notes, `canonical ${analysis.canonical}`);
+    if (analysis.noindex) notes = withNote(notes, 'noindex');
+    note = notes !== '' ? notes : note;
   }
   sent(); // (a page whose links went in opened the gate as its intake was sent; the others open it here)
   if (attempts > 1) note = note ? `${note} (after ${attempts} attempts)` : `after ${attempts} attempts`;
