@@ -5,16 +5,18 @@ import { storeError } from './open-database.js';
 /**
  * The group's bounds by default (see {@link GroupCommit}): a group is committed after this many ms
  * or pages. A COMMIT writes every page the group dirtied to the WAL once, however many records
- * touched it, and the links' index (`links_to`, random in the target's id) dirties a page for most
- * links once the file is large: at 100,000 pages of a 1,000-host corpus the COMMITs took 183 µs a
- * page with 200 ms groups, 106 with 1 s groups (`scripts/bench-crawl.ts --corpus … --pages 100000`,
- * 2026-12-04; the crawl's thread 1.17 → 1.04 ms of CPU a page, the WAL thread's checkpoints less too),
- * and at 6,000 pages 49–60 against 27–33 µs. (Earlier, 200 ms / 256 pages against 50 / 64 had
- * halved them: 109 → 50 µs.) The price: a hard kill loses up to 1 s of recorded pages, fetched again
- * on resume; a shared crawl confirms a page done in Redis up to 1 s later (its host is freed at once).
+ * touched it, and the links' index (`links_to`, random in the target's id) and the page outcomes'
+ * updates of `urls` dirty nearly every leaf of those two within a second once the file holds
+ * thousands of pages: a longer group writes each leaf once for more pages. At 100,000 pages of a
+ * 1,000-host corpus the COMMITs took 183 µs a page with 200 ms groups, 106 with 1 s groups
+ * (2026-12-04), and 76 against 25 with 1 s and 3 s groups (`scripts/bench-crawl.ts --corpus …
+ * --pages 100000`, 2026-12-05: SQLite 407 → 341 µs a page, the crawl's thread 0.92 → 0.84 ms of
+ * CPU a page); at 20,000 pages 25–33 against 17–27 µs. The price: a hard kill loses up to 3 s of
+ * recorded pages, fetched again on resume; a shared crawl confirms a page done in Redis up to 3 s
+ * later (its host is freed at once). The page bound is above what 3 s hold at ~1,000 pages/s.
  */
-export const COMMIT_EVERY_MS = 1000;
-export const COMMIT_EVERY_PAGES = 1024;
+export const COMMIT_EVERY_MS = 3000;
+export const COMMIT_EVERY_PAGES = 4096;
 
 /** What the store around a group does when the group commits or is lost. */
 export interface GroupHooks {

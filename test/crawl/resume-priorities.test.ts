@@ -8,6 +8,7 @@ import type { ExportRow } from '../../src/store/crawl-report.js';
 import type { TopicInput } from '../../src/topic/topic-schema.js';
 import { crawlCorpus, readRows } from '../helpers/crawl-corpus.js';
 import { crawlKilledAfter } from '../helpers/cli-process.js';
+import { COMMIT_EVERY_MS } from '../../src/store/sqlite-store.js';
 import { resolveArgs, startSlowProxy } from '../helpers/slow-proxy.js';
 import { runCli } from '../helpers/run-cli.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
@@ -71,9 +72,9 @@ describe('resume and the directory yield factor', () => {
     const topicFile = join(dir, 'topic.yaml');
     writeFileSync(topicFile, stringify(topic()));
     const server = await startCorpusServer(corpus);
-    // 10 ms a response: the 240 pages take longer than a commit group (COMMIT_EVERY_MS), so the kill
-    // comes mid-crawl however fast the machine (one request at a time: the order is the same)
-    const proxy = await startSlowProxy(server.port, 10);
+    // the 240 pages take twice as long as a commit group (COMMIT_EVERY_MS), so the kill comes
+    // mid-crawl however fast the machine (one request at a time: the order is the same)
+    const proxy = await startSlowProxy(server.port, Math.ceil((2 * COMMIT_EVERY_MS) / BUDGET));
     const db = join(dir, 'killed.db');
     try {
       const args = ['crawl', topicFile, '--db', db, ...resolveArgs(server.resolveMap()), '--json'];

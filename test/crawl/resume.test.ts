@@ -9,7 +9,7 @@ import { crawlCorpus, readRows } from '../helpers/crawl-corpus.js';
 import { crawlKilledAfter } from '../helpers/cli-process.js';
 import { resolveArgs, startSlowProxy } from '../helpers/slow-proxy.js';
 import { runCli } from '../helpers/run-cli.js';
-import { COMMIT_EVERY_PAGES } from '../../src/store/sqlite-store.js';
+import { COMMIT_EVERY_MS, COMMIT_EVERY_PAGES } from '../../src/store/sqlite-store.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
 
 /**
@@ -61,9 +61,10 @@ describe('resume', () => {
     writeFileSync(topicFile, stringify(topic));
     const requests: CorpusRequestRecord[] = [];
     const server = await startCorpusServer(corpus, { onRequest: (r) => requests.push(r) });
-    // 5 ms a response: the 400 pages take longer than a commit group (COMMIT_EVERY_MS), so the kill
-    // comes mid-crawl however fast the machine (one request at a time: the order is the same)
-    const proxy = await startSlowProxy(server.port, 5);
+    // the 400 pages take twice as long as a commit group (COMMIT_EVERY_MS), so the kill comes
+    // mid-crawl however fast the machine (one request at a time: the order is the same)
+    const msPerResponse = Math.ceil((2 * COMMIT_EVERY_MS) / 400);
+    const proxy = await startSlowProxy(server.port, msPerResponse);
     try {
       const db = join(dir, 'killed.db');
       const args = ['crawl', topicFile, '--db', db, ...resolveArgs(server.resolveMap()), '--json'];
@@ -83,10 +84,10 @@ describe('resume', () => {
       expect(new Set(urls).size).toBe(urls.length);
       const whole = await crawlCorpus(corpus, topic, join(dir, 'whole.db'));
       expect(new Set(urls)).toEqual(new Set(whole.rows.map((r) => r.url)));
-      // on the wire, only pages of the last commit group (≤ COMMIT_EVERY_PAGES pages, ≤ COMMIT_EVERY_MS)
-      // and the request in flight at the kill can have been requested again
+      // on the wire, only pages of the last commit group (fetched one at a time within COMMIT_EVERY_MS,
+      // each at least msPerResponse) and the request in flight at the kill can have been requested again
       const pages = requests.filter((r) => r.path !== '/robots.txt').map((r) => `http://${r.host}${r.path}`);
-      expect(pages.length - new Set(pages).size).toBeLessThanOrEqual(COMMIT_EVERY_PAGES + 1);
+      expect(pages.length - new Set(pages).size).toBeLessThanOrEqual(Math.min(COMMIT_EVERY_PAGES, Math.ceil(COMMIT_EVERY_MS / msPerResponse)) + 1);
     } finally {
       await proxy.close();
       await server.close();
