@@ -3,9 +3,10 @@ import { TopicrawlError } from '../errors.js';
 import { RedisConnection } from '../frontier/redis-connection.js';
 import { registerCrawl } from '../frontier/redis-crawl-config.js';
 import { crawlPrefix, RedisFrontier } from '../frontier/redis-frontier.js';
+import { DEFAULT_LEASE_MS } from '../frontier/redis-frontier-options.js';
 import { CrawlFileStore } from '../store/crawl-file-store.js';
 import { SEGMENT_OF_KEY, WORKER_KEY } from '../store/segments.js';
-import { SqliteStore } from '../store/sqlite-store.js';
+import { COMMIT_EVERY_MS, SqliteStore } from '../store/sqlite-store.js';
 import { createStrategy } from '../strategy/registry.js';
 import type { Strategy } from '../strategy/strategy.js';
 import type { Config } from '../topic/config.js';
@@ -52,6 +53,16 @@ const PER_WORKER = ['limits.max_bytes', 'politeness.concurrency'];
  * crawl file, a segment holding the pages it fetched (stats, export, explain and eval read a crawl's
  * segments together).
  */
+/**
+ * How often a worker commits its segment: as one process does ({@link COMMIT_EVERY_MS}), but at most
+ * a quarter of the lease, since a page's lease is confirmed done only once its group is committed
+ * (held until then): a group longer than the lease would let held leases expire, and their pages
+ * be fetched again by the others.
+ */
+export function segmentCommitMs(leaseMs = DEFAULT_LEASE_MS): number {
+  return Math.max(1, Math.min(COMMIT_EVERY_MS, Math.floor(leaseMs / 4)));
+}
+
 export async function openSharedBackend(cfg: Config, dbPath: string, o: SharedCrawlOptions, strategy?: Strategy): Promise<CrawlBackend> {
   const name = strategy?.name ?? cfg.strategy.name;
   if (NOT_SHARED[name]) {
@@ -66,7 +77,7 @@ export async function openSharedBackend(cfg: Config, dbPath: string, o: SharedCr
     const worker = o.worker ?? `${hostname()}:${process.pid}`;
     // pages committed in groups, as in one process; a lease is settled once its page is committed
     // (beforeSettle below): a worker killed after a settle has lost nothing
-    store = new SqliteStore(dbPath, { backgroundCheckpoint: true, fresh: o.fresh });
+    store = new SqliteStore(dbPath, { backgroundCheckpoint: true, fresh: o.fresh, commitEveryMs: segmentCommitMs(o.leaseMs) });
     const of = store.getMeta(SEGMENT_OF_KEY);
     if ((of !== undefined && of !== o.crawlId) || (of === undefined && store.getMeta('topic') !== undefined)) {
       throw new TopicrawlError('E_CONFIG', `${dbPath} holds ${of ? `a segment of crawl '${of}'` : 'a crawl of its own'}, not of crawl '${o.crawlId}'; use another --db`, { db: dbPath });

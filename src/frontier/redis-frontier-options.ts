@@ -1,6 +1,9 @@
 import type { Lease } from './frontier.js';
 import { TopicrawlError } from '../errors.js';
 
+/** How long a lease holds unless `leaseMs` says otherwise (ms). */
+export const DEFAULT_LEASE_MS = 60_000;
+
 /** How a RedisFrontier schedules; every worker of one crawl must use the same (see registerCrawl). */
 export interface RedisFrontierOptions {
   /** The crawl's name: its keys are `tc:{<crawlId>}:…`. Letters, digits, `.`, `_`, `-`. */
@@ -13,7 +16,7 @@ export interface RedisFrontierOptions {
   maxPages?: number;
   /** Pages per host (0 or absent: no limit). */
   maxPagesPerHost?: number;
-  /** How long a lease holds (ms, default 60,000): a worker that died loses its URLs after this. */
+  /** How long a lease holds (ms, default {@link DEFAULT_LEASE_MS}): a worker that died loses its URLs after this. */
   leaseMs?: number;
   /** This client's name in the worker registry (default host name:pid:random). */
   workerId?: string;

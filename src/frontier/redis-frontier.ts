@@ -5,7 +5,7 @@ import { RedisIdBlocks } from './redis-id-blocks.js';
 import { decodeLease, encodeAdds, optionalArg as opt, replyNumber as num, encodeSettle, encodeUpdates, redisScore, SETTLE_DONE, SETTLE_RELEASE, SETTLE_REQUEUE } from './redis-codec.js';
 import type { RedisConnection } from './redis-connection.js';
 import { UrlState } from './url-state.js';
-import { crawlPrefix, type RedisFrontierOptions } from './redis-frontier-options.js';
+import { crawlPrefix, DEFAULT_LEASE_MS, type RedisFrontierOptions } from './redis-frontier-options.js';
 
 export { crawlPrefix, type RedisFrontierOptions } from './redis-frontier-options.js';
 
@@ -64,7 +64,7 @@ export class RedisFrontier implements Frontier {
     this.prefix = crawlPrefix(opts.crawlId);
     this.key = `${this.prefix}ready`;
     this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
-    this.leaseMs = opts.leaseMs ?? 60_000;
+    this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
     this.beforeSettle = opts.beforeSettle;
     this.base = [this.prefix, opts.perHostConcurrency, opts.maxPagesPerHost ?? 0, opts.delayMs, opts.maxPages ?? 0];
   }
