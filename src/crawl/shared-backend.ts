@@ -48,12 +48,6 @@ export const NOT_SHARED: Readonly<Record<string, string>> = {
 const PER_WORKER = ['limits.max_bytes', 'politeness.concurrency'];
 
 /**
- * The doors of one worker of a shared crawl: the crawl's frontier in Redis (joined, or created with
- * this worker's configuration; a different topic or configuration is refused) and this worker's own
- * crawl file, a segment holding the pages it fetched (stats, export, explain and eval read a crawl's
- * segments together).
- */
-/**
  * How often a worker commits its segment: as one process does ({@link COMMIT_EVERY_MS}), but at most
  * a quarter of the lease, since a page's lease is confirmed done only once its group is committed
  * (held until then): a group longer than the lease would let held leases expire, and their pages
@@ -63,6 +57,12 @@ export function segmentCommitMs(leaseMs = DEFAULT_LEASE_MS): number {
   return Math.max(1, Math.min(COMMIT_EVERY_MS, Math.floor(leaseMs / 4)));
 }
 
+/**
+ * The doors of one worker of a shared crawl: the crawl's frontier in Redis (joined, or created with
+ * this worker's configuration; a different topic or configuration is refused) and this worker's own
+ * crawl file, a segment holding the pages it fetched (stats, export, explain and eval read a crawl's
+ * segments together).
+ */
 export async function openSharedBackend(cfg: Config, dbPath: string, o: SharedCrawlOptions, strategy?: Strategy): Promise<CrawlBackend> {
   const name = strategy?.name ?? cfg.strategy.name;
   if (NOT_SHARED[name]) {

@@ -13,7 +13,8 @@ import { storeError } from './open-database.js';
  * --pages 100000`, 2026-12-05: SQLite 407 → 341 µs a page, the crawl's thread 0.92 → 0.84 ms of
  * CPU a page); at 20,000 pages 25–33 against 17–27 µs. The price: a hard kill loses up to 3 s of
  * recorded pages, fetched again on resume; a shared crawl confirms a page done in Redis up to 3 s
- * later (its host is freed at once). The page bound is above what 3 s hold at ~1,000 pages/s.
+ * later (its host is freed at once; a worker's group is at most a quarter of its lease:
+ * segmentCommitMs in crawl/shared-backend.ts). The page bound is above what 3 s hold at ~1,000 pages/s.
  */
 export const COMMIT_EVERY_MS = 3000;
 export const COMMIT_EVERY_PAGES = 4096;
