@@ -1,5 +1,5 @@
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
-import type { Readable, Transform } from 'node:stream';
+import type { Transform } from 'node:stream';
 import { mapFetchError, type FetchFailure } from './fetch-errors.js';
 
 /** Decompressor output chunks: 64 KiB instead of 16, so a big body is fewer thread-pool round trips. */
@@ -24,6 +24,14 @@ export interface BodyReadResult {
   body: Buffer;
   wireBytes: number;
   error?: FetchFailure;
+}
+
+/** How a {@link BodyReader} acts on the transfer it reads. */
+export interface BodySource {
+  /** Stops the transfer (the reader failed: cap, deadline, bad encoding); called at most once. */
+  cancel(): void;
+  /** More bytes are wanted again, after {@link BodyReader.write} returned false. */
+  resume(): void;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -59,106 +67,122 @@ function createDecoder(encoding: string, first: Buffer): Transform {
 }
 
 /**
- * Reads a response body stream to the end, decompressing gzip / deflate / br, within a size cap
- * (applied to the raw bytes and to the decompressed output: a compression bomb stops as soon as
- * its output passes the cap) and an overall deadline (a slow drip cannot hold it forever).
- * Never throws: failures come back in `error`; on E_TOO_LARGE the body holds the first maxBytes
- * bytes, on any other failure it is empty. The stream is always consumed or destroyed.
+ * Why a body is not read at all, from its headers alone (a Content-Length over the cap without
+ * `truncate`, a Content-Encoding that cannot be undone), or null to read it.
  */
-export async function readBody(stream: Readable, o: BodyReadOptions): Promise<BodyReadResult> {
-  // undici's body emits 'error' (RequestAbortedError) when destroyed before its end: the outcome is
-  // recorded from our own state, so that event must never go unhandled.
-  stream.on('error', noop);
-  const encodings = parseContentEncoding(o.contentEncoding);
+export function bodyRefusal(o: BodyReadOptions): FetchFailure | null {
   if (o.contentLength !== null && o.contentLength > o.maxBytes && !o.truncate) {
-    stream.destroy();
-    return { body: EMPTY, wireBytes: 0, error: tooLarge(o.maxBytes, `Content-Length ${o.contentLength}`) };
+    return tooLarge(o.maxBytes, `Content-Length ${o.contentLength}`);
   }
+  const encodings = parseContentEncoding(o.contentEncoding);
   if (encodings.length > 1 || (encodings.length === 1 && !SUPPORTED.has(encodings[0]))) {
-    stream.destroy();
-    return { body: EMPTY, wireBytes: 0, error: { code: 'E_DECODE', message: `unsupported Content-Encoding "${o.contentEncoding}"` } };
+    return { code: 'E_DECODE', message: `unsupported Content-Encoding "${o.contentEncoding}"` };
   }
-  const encoding = encodings[0];
-  const out: Buffer[] = [];
-  let outBytes = 0;
-  let wireBytes = 0;
-  let failure: FetchFailure | undefined;
-  let decoder: Transform | undefined;
-  let decoderClosed: Promise<void> | undefined;
-
-  const stop = (f: FetchFailure): void => {
-    if (failure) return;
-    failure = f;
-    decoder?.destroy();
-    if (!stream.destroyed) stream.destroy();
-  };
-  const accept = (chunk: Buffer): void => {
-    if (failure) return;
-    const room = o.maxBytes - outBytes;
-    if (chunk.length > room) {
-      if (room > 0) out.push(chunk.subarray(0, room));
-      outBytes += Math.max(room, 0);
-      stop(tooLarge(o.maxBytes, 'decoded body'));
-      return;
-    }
-    out.push(chunk);
-    outBytes += chunk.length;
-  };
-  const timer = setTimeout(() => {
-    stop({ code: 'E_BODY_TIMEOUT', message: `body not complete after ${o.deadlineMs} ms` });
-  }, o.deadlineMs);
-
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      if (failure) break;
-      wireBytes += chunk.length;
-      if (encoding === undefined) {
-        accept(chunk);
-      } else {
-        if (!decoder) {
-          const d = createDecoder(encoding, chunk);
-          decoder = d;
-          decoderClosed = new Promise((resolve) => d.once('close', resolve));
-          d.on('data', accept);
-          d.on('error', (err: unknown) => stop({ code: 'E_DECODE', message: mapFetchError(err).message }));
-        }
-        if (wireBytes > o.maxBytes) stop(tooLarge(o.maxBytes, 'raw body'));
-        else if (!decoder.write(chunk)) await drained(decoder);
-      }
-      if (failure) break;
-    }
-    if (decoder && !failure) {
-      decoder.end();
-      await decoderClosed;
-    }
-  } catch (err) {
-    if (!failure) failure = mapFetchError(err);
-  } finally {
-    clearTimeout(timer);
-    if (failure) {
-      decoder?.destroy();
-      if (!stream.destroyed) stream.destroy();
-    }
-  }
-  if (failure && failure.code !== 'E_TOO_LARGE') return { body: EMPTY, wireBytes, error: failure };
-  return { body: out.length === 1 ? out[0] : Buffer.concat(out, outBytes), wireBytes, ...(failure ? { error: failure } : {}) };
+  return null;
 }
 
-function noop(): void {}
+/**
+ * Reads one response body as its transfer hands it over (write, then end or fail), decompressing
+ * gzip / deflate / br, within a size cap (applied to the raw bytes and to the decompressed output:
+ * a compression bomb stops as soon as its output passes the cap) and an overall deadline from its
+ * construction (a slow drip cannot hold it forever). Build it only for a body that
+ * {@link bodyRefusal} accepts. `done` is called exactly once: on E_TOO_LARGE the body holds the first
+ * maxBytes bytes, on any other failure it is empty. On a failure of its own the reader cancels the
+ * transfer; nothing it is given after its end counts.
+ */
+export class BodyReader {
+  private readonly encoding: string | undefined;
+  private readonly out: Buffer[] = [];
+  private outBytes = 0;
+  private wireBytes = 0;
+  private failure: FetchFailure | undefined;
+  private decoder: Transform | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private ended = false;
+
+  constructor(
+    private readonly o: BodyReadOptions,
+    private readonly source: BodySource,
+    private readonly done: (r: BodyReadResult) => void,
+  ) {
+    this.encoding = parseContentEncoding(o.contentEncoding)[0];
+    this.timer = setTimeout(() => this.stop({ code: 'E_BODY_TIMEOUT', message: `body not complete after ${o.deadlineMs} ms` }), o.deadlineMs);
+  }
+
+  /** The next bytes of the body as sent; false: hold the rest until `source.resume()` (or the end). */
+  write(chunk: Buffer): boolean {
+    if (this.ended) return false;
+    this.wireBytes += chunk.length;
+    if (this.encoding === undefined) {
+      this.accept(chunk);
+      return !this.ended;
+    }
+    if (this.wireBytes > this.o.maxBytes) {
+      this.stop(tooLarge(this.o.maxBytes, 'raw body'));
+      return false;
+    }
+    return (this.decoder ?? this.startDecoder(chunk)).write(chunk);
+  }
+
+  /** The transfer is complete. */
+  end(): void {
+    if (this.ended) return;
+    if (!this.decoder) return this.finish();
+    this.decoder.once('close', () => this.finish());
+    this.decoder.end();
+  }
+
+  /** The transfer failed (a reset, undici's idle timeout, the caller's abort). */
+  fail(err: unknown): void {
+    if (this.ended) return;
+    this.failure = mapFetchError(err);
+    this.decoder?.destroy();
+    this.finish();
+  }
+
+  /** Ends the read with `f` and cancels the transfer. */
+  stop(f: FetchFailure): void {
+    if (this.ended) return;
+    this.failure = f;
+    this.decoder?.destroy();
+    this.finish();
+    this.source.cancel();
+  }
+
+  private startDecoder(first: Buffer): Transform {
+    const d = createDecoder(this.encoding!, first);
+    this.decoder = d;
+    d.on('data', (chunk: Buffer) => this.accept(chunk));
+    d.on('error', (err: unknown) => this.stop({ code: 'E_DECODE', message: mapFetchError(err).message }));
+    d.on('drain', () => this.source.resume());
+    return d;
+  }
+
+  private accept(chunk: Buffer): void {
+    if (this.ended) return;
+    const room = this.o.maxBytes - this.outBytes;
+    if (chunk.length > room) {
+      if (room > 0) this.out.push(chunk.subarray(0, room));
+      this.outBytes += Math.max(room, 0);
+      this.stop(tooLarge(this.o.maxBytes, 'decoded body'));
+      return;
+    }
+    this.out.push(chunk);
+    this.outBytes += chunk.length;
+  }
+
+  private finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.timer);
+    const f = this.failure;
+    const { out, wireBytes } = this;
+    if (f && f.code !== 'E_TOO_LARGE') return this.done({ body: EMPTY, wireBytes, error: f });
+    const body = out.length === 0 ? EMPTY : out.length === 1 ? out[0] : Buffer.concat(out, this.outBytes);
+    this.done(f ? { body, wireBytes, error: f } : { body, wireBytes });
+  }
+}
 
 function tooLarge(max: number, what: string): FetchFailure {
   return { code: 'E_TOO_LARGE', message: `${what} exceeds ${max} bytes` };
-}
-
-/** Resolves when the decoder wants more input, or is gone. */
-function drained(d: Transform): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      d.off('drain', done);
-      d.off('close', done);
-      resolve();
-    };
-    d.on('drain', done);
-    d.on('close', done);
-  });
 }

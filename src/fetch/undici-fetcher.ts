@@ -1,9 +1,8 @@
 import type { Agent as AgentType, buildConnector as BuildConnector, Dispatcher } from 'undici';
-import { Agent, buildConnector, dispatchRequest } from './undici-parts.js';
+import { Agent, buildConnector } from './undici-parts.js';
 import type { Socket } from 'node:net';
-import type { Readable } from 'node:stream';
 import type { FetchOptions, FetchResult, Fetcher, FetcherOptions } from './fetcher.js';
-import { readBody } from './body-reader.js';
+import { dispatchGet, type ReadResponse } from './response-handler.js';
 import { closedKeepAlive, mapFetchError, type FetchFailure } from './fetch-errors.js';
 import { createCachingLookup, type CachingLookup } from './dns-cache.js';
 import { HostMap, mappedConnector, originKey } from './host-map.js';
@@ -14,18 +13,6 @@ import { listenForRequestHeads, wireInterceptor, WireCapture, type WireDispatchO
 const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5';
 const ACCEPT_ENCODING = 'gzip, deflate, br';
 const EMPTY = Buffer.alloc(0);
-
-/** Lower-cases header names and joins repeated headers with ", ". */
-export function flattenHeaders(raw: Dispatcher.ResponseData['headers']): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    const key = name.toLowerCase();
-    const v = Array.isArray(value) ? value.join(', ') : String(value);
-    out[key] = key in out ? `${out[key]}, ${v}` : v;
-  }
-  return out;
-}
 
 /** The media type of a Content-Type header, without parameters, lower-cased; null if absent. */
 export function mediaType(contentType: string | undefined): string | null {
@@ -118,18 +105,19 @@ export class UndiciFetcher implements Fetcher {
       for (const [k, v] of Object.entries(options.headers)) headers[k.toLowerCase()] = v;
     }
 
-    let res: Dispatcher.ResponseData;
+    let res: ReadResponse;
+    const limits = { maxBytes: options.maxBytes ?? this.opts.maxPageBytes, deadlineMs: this.opts.bodyTimeoutMs, truncate: options.truncate };
     const path = u.pathname + u.search;
     let wire: WireCapture | undefined;
     for (let attempt = 1; ; attempt++) {
       wire = this.stopListening ? new WireCapture('GET', path) : undefined;
       const readBefore = this.bytesReadOn(u);
       try {
-        const req: WireDispatchOptions & Dispatcher.RequestOptions = { origin: u.origin, path, method: 'GET', headers, signal: options.signal };
+        const req: WireDispatchOptions & Dispatcher.DispatchOptions = { origin: u.origin, path, method: 'GET', headers };
         // the name undici would derive itself (its net.isIP costs the first request ~10 ms: ip-literal.ts)
         if (!mayBeIpLiteral(u.hostname)) (req as { servername?: string }).servername = u.hostname;
         if (wire) req.wire = wire;
-        res = await dispatchRequest(this.dispatcher, req);
+        res = await dispatchGet(this.dispatcher, req, limits, options.signal);
         break;
       } catch (err) {
         // a kept-alive connection the server had just closed: sent again once, on a new connection
@@ -138,28 +126,19 @@ export class UndiciFetcher implements Fetcher {
       }
     }
 
-    const status = res.statusCode;
-    const hdrs = flattenHeaders(res.headers);
-    const contentLength = hdrs['content-length'] !== undefined && /^\d+$/.test(hdrs['content-length']) ? Number(hdrs['content-length']) : null;
-    const read = await readBody(res.body as unknown as Readable, {
-      contentEncoding: hdrs['content-encoding'],
-      maxBytes: options.maxBytes ?? this.opts.maxPageBytes,
-      deadlineMs: this.opts.bodyTimeoutMs,
-      contentLength,
-      truncate: options.truncate,
-    });
+    const { status, headers: hdrs, error } = res;
     return result(
       {
         status,
         headers: hdrs,
-        body: read.body,
+        body: res.body,
         contentType: mediaType(hdrs['content-type']),
         location: status >= 300 && status < 400 ? resolveLocation(hdrs.location, u) : null,
-        wireBytes: read.wireBytes,
+        wireBytes: res.wireBytes,
         remoteAddress: this.remoteAddress(u),
-        ...(wire ? { wire: wire.exchange(!read.error) } : {}),
+        ...(wire ? { wire: wire.exchange(!error) } : {}),
       },
-      read.error && read.error.code !== 'E_TOO_LARGE' ? abortedOr(options.signal, read.error) : read.error,
+      error && error.code !== 'E_TOO_LARGE' ? abortedOr(options.signal, error) : error,
     );
   }
 

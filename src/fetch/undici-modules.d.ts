@@ -9,8 +9,7 @@ declare module 'undici/lib/core/connect.js' {
   const build: typeof buildConnector;
   export default build;
 }
-declare module 'undici/lib/api/api-request.js' {
-  import type { Dispatcher } from 'undici';
-  const request: (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
-  export default request;
+declare module 'undici/lib/core/util.js' {
+  /** A raw header name as a lower-case string (interned for the headers undici knows). */
+  export function headerNameToString(value: string | Buffer): string;
 }

@@ -3,7 +3,8 @@ import { TopicrawlError } from '../../src/errors.js';
 import { mapFetchError } from '../../src/fetch/fetch-errors.js';
 import { HostMap, originKey } from '../../src/fetch/host-map.js';
 import { parseContentEncoding } from '../../src/fetch/body-reader.js';
-import { flattenHeaders, mediaType } from '../../src/fetch/undici-fetcher.js';
+import { mediaType } from '../../src/fetch/undici-fetcher.js';
+import { flattenHeaders } from '../../src/fetch/response-handler.js';
 
 const err = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -48,10 +49,18 @@ describe('HostMap', () => {
 
 describe('header helpers', () => {
   it('flattens headers and extracts the media type', () => {
-    expect(flattenHeaders({ 'Set-Cookie': ['a=1', 'b=2'], 'content-type': 'Text/HTML; charset=utf-8', x: undefined })).toEqual({
+    const b = (s: string) => Buffer.from(s, 'latin1');
+    // as undici's client hands them over (Buffers), and as its interceptors' wrapper does (a repeated header's values in an array)
+    expect(flattenHeaders([b('Set-Cookie'), b('a=1'), b('content-type'), b('Text/HTML; charset=utf-8'), b('SET-COOKIE'), b('b=2')])).toEqual({
       'set-cookie': 'a=1, b=2',
       'content-type': 'Text/HTML; charset=utf-8',
     });
+    expect(flattenHeaders([b('x-list'), [b('1'), b('2')], b('x-caf\xe9'), b('\xe9t\xe9')])).toEqual({ 'x-list': '1, 2', 'x-caf\xe9': '\xe9t\xe9' });
+    // names that are properties of every object are headers like any other
+    const odd = flattenHeaders([b('Constructor'), b('c'), b('__proto__'), b('p'), b('toString'), b('t')]);
+    expect(Object.keys(odd)).toEqual(['constructor', '__proto__', 'tostring']);
+    expect([odd.constructor, Object.getOwnPropertyDescriptor(odd, '__proto__')?.value, odd.tostring]).toEqual(['c', 'p', 't']);
+    expect(Object.getPrototypeOf(odd)).toBe(Object.prototype);
     expect(mediaType('Text/HTML; charset=utf-8')).toBe('text/html');
     expect(mediaType(undefined)).toBeNull();
     expect(parseContentEncoding('identity, GZIP')).toEqual(['gzip']);

@@ -233,6 +233,26 @@ describe('UndiciFetcher', () => {
     expect((await fetcher.fetch('not a url')).error?.code).toBe('E_INVALID_URL');
   });
 
+  it('ends a body read when the caller aborts it midway, and closes its connection', async () => {
+    let closed = false;
+    const { fetcher } = await setup((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html' });
+      res.write('<p>first part');
+      res.on('close', () => (closed = true));
+      // the rest never comes
+    });
+    const ac = new AbortController();
+    const pending = fetcher.fetch('http://some.example/drip', { signal: ac.signal });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    ac.abort();
+    const r = await pending;
+    expect(r.status).toBe(200);
+    expect(r.error?.code).toBe('E_ABORTED');
+    expect(r.body.length).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(closed).toBe(true);
+  });
+
   it('reuses connections and closes them on close()', async () => {
     const { srv, fetcher } = await setup((_req, res) => res.end('ok'), { connectionsPerOrigin: 2 });
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => fetcher.fetch(`http://some.example/${i}`)));
