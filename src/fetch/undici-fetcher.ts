@@ -106,12 +106,14 @@ export class UndiciFetcher implements Fetcher {
     }
 
     let res: ReadResponse;
+    // (the origin's key for its socket and address, made once: a string built and lower-cased)
+    const origin = originKey(u.protocol, u.hostname, u.port);
     const limits = { maxBytes: options.maxBytes ?? this.opts.maxPageBytes, deadlineMs: this.opts.bodyTimeoutMs, truncate: options.truncate };
     const path = u.pathname + u.search;
     let wire: WireCapture | undefined;
     for (let attempt = 1; ; attempt++) {
       wire = this.stopListening ? new WireCapture('GET', path) : undefined;
-      const readBefore = this.bytesReadOn(u);
+      const readBefore = this.bytesReadOn(origin);
       try {
         const req: WireDispatchOptions & Dispatcher.DispatchOptions = { origin: u.origin, path, method: 'GET', headers };
         // the name undici would derive itself (its net.isIP costs the first request ~10 ms: ip-literal.ts)
@@ -122,7 +124,7 @@ export class UndiciFetcher implements Fetcher {
       } catch (err) {
         // a kept-alive connection the server had just closed: sent again once, on a new connection
         if (attempt === 1 && closedKeepAlive(err, readBefore) && !options.signal?.aborted) continue;
-        return result({ remoteAddress: this.remoteAddress(u) }, abortedOr(options.signal, mapFetchError(err)));
+        return result({ remoteAddress: this.remote.get(origin) }, abortedOr(options.signal, mapFetchError(err)));
       }
     }
 
@@ -135,7 +137,7 @@ export class UndiciFetcher implements Fetcher {
         contentType: mediaType(hdrs['content-type']),
         location: status >= 300 && status < 400 ? resolveLocation(hdrs.location, u) : null,
         wireBytes: res.wireBytes,
-        remoteAddress: this.remoteAddress(u),
+        remoteAddress: this.remote.get(origin),
         ...(wire ? { wire: wire.exchange(!error) } : {}),
       },
       error && error.code !== 'E_TOO_LARGE' ? abortedOr(options.signal, error) : error,
@@ -149,13 +151,9 @@ export class UndiciFetcher implements Fetcher {
     await this.agent.destroy().catch(() => undefined);
   }
 
-  private remoteAddress(u: URL): string | undefined {
-    return this.remote.get(originKey(u.protocol, u.hostname, u.port));
-  }
-
   /** The bytes the origin's newest open connection has read (0: none open). */
-  private bytesReadOn(u: URL): number {
-    const s = this.sockets.get(originKey(u.protocol, u.hostname, u.port));
+  private bytesReadOn(origin: string): number {
+    const s = this.sockets.get(origin);
     return s && !s.destroyed ? s.bytesRead : 0;
   }
 }
