@@ -53,6 +53,22 @@ describe('UndiciFetcher', () => {
     expect(req.headers['accept-encoding']).toBe('gzip, deflate, br');
   });
 
+  it('reads the final answer after informational ones, and keeps odd header names as headers', async () => {
+    const { fetcher } = await setup((_req, res) => {
+      res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+      res.writeHead(200, [['Content-Type', 'text/html'], ['Constructor', 'c'], ['toString', 't'], ['X-Link', 'first'], ['X-Link', 'second']]);
+      res.end('<p>after the hints</p>');
+    });
+    const r = await fetcher.fetch('http://some.example/hints');
+    expect(r.error).toBeUndefined();
+    expect(r.status).toBe(200);
+    expect(r.body.toString()).toBe('<p>after the hints</p>');
+    expect(r.headers.link).toBeUndefined(); // (a header of the 103 only)
+    expect(r.headers['x-link']).toBe('first, second');
+    expect(Object.hasOwn(r.headers, 'constructor') && r.headers.constructor).toBe('c');
+    expect(r.headers.tostring).toBe('t');
+  });
+
   it('honours "host:port" keys, address-only values and extra request headers', async () => {
     const srv = await serve((req, res) => res.end(`${req.headers.host} ${req.headers['if-none-match']}`));
     servers.push(srv);
