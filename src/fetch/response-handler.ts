@@ -57,7 +57,6 @@ export function dispatchGet(dispatcher: Dispatcher, opts: Dispatcher.DispatchOpt
 /** undici's handler interface of callbacks (the one its client calls directly). */
 class GetHandler {
   private abort: ((err?: Error) => void) | null = null;
-  private resumeFn: (() => void) | null = null;
   private reader: BodyReader | null = null;
   private settled = false;
   private readonly onAbort: (() => void) | null;
@@ -69,7 +68,7 @@ class GetHandler {
     private readonly reject: (err: unknown) => void,
   ) {
     this.onAbort = signal ? () => this.aborted() : null;
-    if (signal && this.onAbort) signal.addEventListener('abort', this.onAbort, { once: true });
+    if (this.onAbort) signal!.addEventListener('abort', this.onAbort, { once: true });
   }
 
   onConnect(abort: (err?: Error) => void): void {
@@ -92,9 +91,7 @@ class GetHandler {
       this.abort?.();
       return false;
     }
-    this.resumeFn = resume;
-    const source = { cancel: () => this.abort?.(), resume: () => this.resumeFn?.() };
-    this.reader = new BodyReader(o, source, (r) => this.settle({ status, headers, ...r }));
+    this.reader = new BodyReader(o, { cancel: () => this.abort?.(), resume }, (r) => this.settle({ status, headers, ...r }));
     return true;
   }
 
@@ -133,6 +130,6 @@ class GetHandler {
   }
 
   private unlisten(): void {
-    if (this.signal && this.onAbort) this.signal.removeEventListener('abort', this.onAbort);
+    if (this.onAbort) this.signal!.removeEventListener('abort', this.onAbort);
   }
 }
