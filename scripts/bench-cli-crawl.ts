@@ -31,6 +31,8 @@ export interface CliCrawlOptions {
   warc?: boolean;
   /** Write V8 CPU profiles of the crawl's threads into this folder (node --cpu-prof; the #! line's flags are then not applied). */
   cpuProfDir?: string;
+  /** Called with the crawl process's id once it is spawned (scripts/profile-crawl.ts attaches `perf` to it). */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface CliCrawlResult {
@@ -152,6 +154,7 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     const child = nodeFlags.length > 0
       ? spawn(process.execPath, [...nodeFlags, join(root, 'bin/topicrawl.js'), ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] })
       : spawn(join(root, 'bin/topicrawl.js'), args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    if (child.pid !== undefined) o.onSpawn?.(child.pid);
     let stdout = '';
     child.stdout!.on('data', (d) => (stdout += d));
     const code = await new Promise<number | null>((ok) => child.on('close', (c) => ok(c)));
