@@ -78,7 +78,9 @@ export const CRAWL_PARTS: readonly (readonly [part: string, marks: readonly stri
   ['gc', ['Scavenger', 'MarkCompact', 'v8::internal::Heap::', 'Sweeper', 'IncrementalMarking', 'cppgc::']],
   ['unpack_analysis', ['unpackAnalysis']],
   ['post_message', ['PostMessage']],
-  ['http', ['undici', 'uv__stream_io', 'LibuvStreamWrap', 'TCPWrap', 'response-handler', 'body-reader']],
+  // (undici is bundled into the crawl's code, so its frames are known by its functions' names: the
+  // HTTP/1 writer and reader, llhttp's WebAssembly; a request's write runs from setImmediate)
+  ['http', ['undici', 'uv__stream_io', 'LibuvStreamWrap', 'TCPWrap', 'writeH1', 'resumeH1', 'connectH1', 'onHttpSocket', 'wasm-function', 'wasm_on_']],
   ['epoll', ['epoll_pwait', 'epoll_wait']],
   ['page_handling', ['MessagePort::OnMessage']],
   ['immediates', ['CheckImmediate']],

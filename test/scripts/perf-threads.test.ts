@@ -46,12 +46,12 @@ describe('threadKinds', () => {
 describe('profileThreads', () => {
   it('gives each kind its share, the most sampled innermost frames, and the crawl thread by part', () => {
     const text = [
-      // crawl thread: 2 SQLite writes (one under a message), 1 COMMIT, 1 GC, 1 HTTP, 2 page handling, 1 other
+      // crawl thread: 2 SQLite writes (one under a message), 1 COMMIT, 1 GC, 1 HTTP (a request written from setImmediate), 2 page handling, 1 other
       sample(PID, ['sqlite3BtreeInsert', 'better_sqlite3::Statement::JS_run', 'JS:*recordFetch /w/dist/cli/main.cjs:24790:27', 'node::worker::MessagePort::OnMessage', ...MAIN]),
       sample(PID, ['sqlite3VdbeExec', 'better_sqlite3::Statement::JS_run', ...MAIN]),
       sample(PID, ['pwrite64', 'better_sqlite3::Database::JS_exec', ...MAIN]),
       sample(PID, ['v8::internal::Scavenger::ScavengeObject', 'node::worker::MessagePort::OnMessage', ...MAIN]),
-      sample(PID, ['__libc_write', 'JS:*onHeaders /w/dist/cli/main.cjs:9000:1', 'JS:* /w/node_modules/undici/lib/dispatcher/client-h1.js:1', ...MAIN]),
+      sample(PID, ['__libc_write', 'JS:*writeH1 /w/dist/cli/main.cjs:8545:21', 'JS:*_resume /w/dist/cli/main.cjs:9441:21', 'JS:*processImmediate node:internal/timers:438:28', 'node::Environment::CheckImmediate', ...MAIN]),
       sample(PID, ['JS:*knownUrls /w/dist/cli/main.cjs:26050:19', 'node::worker::MessagePort::OnMessage', ...MAIN]),
       sample(PID, ['Builtins_FindOrderedHashMapEntry', 'JS:*knownUrls /w/dist/cli/main.cjs:26050:19', 'node::worker::MessagePort::OnMessage', ...MAIN]),
       sample(PID, ['uv_run', ...MAIN]),
