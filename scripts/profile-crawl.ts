@@ -56,6 +56,8 @@ const fail = (msg: string): never => {
   process.stderr.write(`profile-crawl: ${msg}\n`);
   process.exit(1);
 };
+/** A failure once the server runs: thrown, so that the server is stopped and the files removed first. */
+class Failure extends Error {}
 
 const check = spawnSync('perf', ['record', '-e', 'cpu-clock', '-o', '/dev/null', '-q', '--', 'true'], { encoding: 'utf8' });
 if (check.error || check.status !== 0) {
@@ -72,7 +74,7 @@ process.env.BENCH_NODE_FLAGS = `${process.env.BENCH_NODE_FLAGS ?? ''} --perf-bas
 
 const server = await startBenchServer(a.corpus!);
 let pid = 0;
-let recording: Promise<number | null> | null = null;
+let recording = null as Promise<number | null> | null;
 let timer: NodeJS.Timeout | undefined;
 try {
   const crawl = await runCliCrawl({
@@ -86,11 +88,11 @@ try {
     },
   });
   clearTimeout(timer);
-  if (!recording) fail(`the crawl ended within ${a.after} s, before the sampling began: raise --pages or lower --after`);
-  const code = await recording!;
-  if (code !== 0 || !existsSync(data)) fail(`perf record exited ${code}`);
+  if (!recording) throw new Failure(`the crawl ended within ${a.after} s, before the sampling began: raise --pages or lower --after`);
+  const code = await recording;
+  if (code !== 0 || !existsSync(data)) throw new Failure(`perf record exited ${code}`);
   const script = spawnSync('perf', ['script', '-i', data, '-F', 'tid,ip,sym'], { encoding: 'utf8', maxBuffer: 1 << 30 });
-  if (script.status !== 0) fail(`perf script exited ${script.status}: ${(script.stderr || '').trim().split('\n')[0]}`);
+  if (script.status !== 0) throw new Failure(`perf script exited ${script.status}: ${(script.stderr || '').trim().split('\n')[0]}`);
   if (a.keep) writeFileSync(join(dir, 'perf-script.txt'), script.stdout);
   const profile = profileThreads(parsePerfScript(script.stdout), pid, Number(a.top));
   const crawlS = crawl.crawlS;
@@ -104,6 +106,10 @@ try {
     sampled: { after_s: Number(a.after), seconds: Number(a.seconds), freq_hz: Number(a.freq) },
     ...profile,
   }, null, 2)}\n`);
+} catch (e) {
+  if (!(e instanceof Failure)) throw e;
+  process.stderr.write(`profile-crawl: ${e.message}\n`);
+  process.exitCode = 1;
 } finally {
   clearTimeout(timer);
   await server.stop();
