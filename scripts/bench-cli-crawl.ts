@@ -34,8 +34,8 @@ export interface CliCrawlOptions {
   /** Called with the crawl process's id once it is spawned (scripts/profile-crawl.ts attaches `perf` to it). */
   onSpawn?: (pid: number) => void;
   /**
-   * Called, and awaited, once the crawl process has exited, with its working folder (where node's
-   * `--perf-prof` writes its jit-PID.dump), before the folder is removed.
+   * Called, and awaited, once the crawl process has exited with 0, with its working folder (where
+   * node's `--perf-prof` writes its jit-PID.dump), before the folder is removed.
    */
   onExit?: (dir: string) => Promise<void> | void;
 }
@@ -164,8 +164,8 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
     child.stdout!.on('data', (d) => (stdout += d));
     const code = await new Promise<number | null>((ok) => child.on('close', (c) => ok(c)));
     const processS = (performance.now() - p0) / 1000;
-    await o.onExit?.(dir);
     if (code !== 0) throw new Error(`the crawl exited ${code}: ${stdout.trim().split('\n').pop() ?? ''}`);
+    await o.onExit?.(dir);
     const summary = crawlSummaryJson(stdout) as { fetched: number; harvest: number; strategy: string; pipeline?: PipelineSummary | null };
     const served = await o.server.window();
     if (summary.fetched === 0 || served.count === 0) throw new Error('the crawl fetched no page: no figure');

@@ -62,8 +62,6 @@ const fail = (msg: string): never => {
   process.stderr.write(`profile-crawl: ${msg}\n`);
   process.exit(1);
 };
-/** A failure once the server runs: thrown, so that the server is stopped and the files removed first. */
-class Failure extends Error {}
 
 const check = spawnSync('perf', ['record', '-e', 'cpu-clock', '-o', '/dev/null', '-q', '--', 'true'], { encoding: 'utf8' });
 if (check.error || check.status !== 0) {
@@ -87,15 +85,15 @@ let samples = '';
 /** Once the crawl has exited (its folder, with --jitdump's dump, still there): the samples as text. */
 async function readSamples(crawlDir: string): Promise<void> {
   clearTimeout(timer);
-  if (!recording) throw new Failure(`the crawl ended within ${a.after} s, before the sampling began: raise --pages or lower --after`);
+  if (!recording) throw new Error(`the crawl ended within ${a.after} s, before the sampling began: raise --pages or lower --after`);
   const code = await recording;
-  if (code !== 0 || !existsSync(data)) throw new Failure(`perf record exited ${code}`);
+  if (code !== 0 || !existsSync(data)) throw new Error(`perf record exited ${code}`);
   if (a.jitdump) {
     const inject = spawnSync('perf', ['inject', '--jit', '-i', data, '-o', jitData], { cwd: crawlDir, encoding: 'utf8' });
-    if (inject.status !== 0) throw new Failure(`perf inject exited ${inject.status}: ${(inject.stderr || '').trim().split('\n')[0]}`);
+    if (inject.status !== 0) throw new Error(`perf inject exited ${inject.status}: ${(inject.stderr || '').trim().split('\n')[0]}`);
   }
   const script = spawnSync('perf', ['script', '-i', a.jitdump ? jitData : data, '-F', 'tid,ip,sym'], { cwd: crawlDir, encoding: 'utf8', maxBuffer: 1 << 30 });
-  if (script.status !== 0) throw new Failure(`perf script exited ${script.status}: ${(script.stderr || '').trim().split('\n')[0]}`);
+  if (script.status !== 0) throw new Error(`perf script exited ${script.status}: ${(script.stderr || '').trim().split('\n')[0]}`);
   samples = script.stdout;
 }
 
@@ -107,7 +105,10 @@ try {
       timer = setTimeout(() => {
         const clock = a.jitdump ? ['-k', '1'] : []; // (the dump's timestamps are CLOCK_MONOTONIC)
         const rec = spawn('perf', ['record', '-e', 'cpu-clock', ...clock, '-F', a.freq!, '-g', '-q', '-p', String(p), '-o', data, '--', 'sleep', a.seconds!], { stdio: ['ignore', 'ignore', 'inherit'] });
-        recording = new Promise((ok) => rec.on('close', ok));
+        recording = new Promise((ok) => {
+          rec.on('error', () => ok(-1)); // (could not start: reported as perf record's failure)
+          rec.on('close', ok);
+        });
       }, Number(a.after) * 1000);
     },
     onExit: readSamples,
@@ -126,8 +127,8 @@ try {
     ...profile,
   }, null, 2)}\n`);
 } catch (e) {
-  if (!(e instanceof Failure)) throw e;
-  process.stderr.write(`profile-crawl: ${e.message}\n`);
+  // thrown once the server runs (a failed crawl too), so that it is stopped and the files removed first: one line
+  process.stderr.write(`profile-crawl: ${e instanceof Error ? e.message : String(e)}\n`);
   process.exitCode = 1;
 } finally {
   clearTimeout(timer);
