@@ -27,7 +27,9 @@ export function parsePerfScript(text: string): PerfSample[] {
   let cur: PerfSample | null = null;
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
-    if (line[0] !== ' ' && line[0] !== '\t') {
+    // a frame's line starts with a tab; a sample's first line is its thread id, right-aligned by
+    // perf (padded with spaces when the id is shorter than the column: a fresh machine's 4-digit ids)
+    if (line[0] !== '\t') {
       const tid = Number(line.trim().split(/\s+/)[0]);
       if (!Number.isInteger(tid)) continue;
       cur = { tid, frames: [] };

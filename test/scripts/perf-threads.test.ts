@@ -22,6 +22,12 @@ describe('parsePerfScript', () => {
     expect(s[2].frames).toEqual(['v8::internal::Heap::Scavenge(int)']);
   });
 
+  it('reads a thread id that perf right-aligned with spaces (ids shorter than its column)', () => {
+    const s = parsePerfScript(`   6526 \n\t  bca5c1 v8::internal::Heap::Scavenge(int)\n\n    812 \n\t     311 JS:*knownUrls /w/dist/cli/main.cjs:26050:19\n\t  72a JS:*known /w/dist/cli/main.cjs:1:1\n`);
+    expect(s.map((x) => x.tid)).toEqual([6526, 812]);
+    expect(s[1].frames).toEqual(['JS:*knownUrls /w/dist/cli/main.cjs:26050:19', 'JS:*known /w/dist/cli/main.cjs:1:1']);
+  });
+
   it('skips frames before any sample and lines that are not a thread id', () => {
     expect(parsePerfScript('\t  123 orphan\nnot-a-tid\n')).toEqual([]);
   });
