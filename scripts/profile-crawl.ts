@@ -4,7 +4,8 @@
  *
  *   npx tsx scripts/profile-crawl.ts [--corpus /tmp/synth100k] [--topic topics/synth-astronomy.yaml]
  *       [--pages 40000] [--concurrency 16] [--after 10] [--seconds 12] [--freq 999] [--top 15]
- *       [--set KEY=VALUE ...] [--keep DIR] [--jitdump]
+ *       [--set KEY=VALUE ...] [--keep DIR] [--jitdump] [--focus NAME ...]
+ *   npx tsx scripts/profile-crawl.ts --from DIR/perf-script.txt [--top 15] [--focus NAME ...]
  *
  * The crawl runs as in `bench-crawl.ts` (the corpus served by nginx when present, delay 0, robots.txt
  * off, the topic's strategy) with node's `--perf-basic-prof`, so that `perf` can name JavaScript
@@ -16,6 +17,11 @@
  * the crawl thread's samples by part (SQLite writes, COMMITs, reads, HTTP, the collector, a page's
  * result handled in JavaScript, …). Prints one JSON object with the command; the crawl's own figures
  * (pages, pages/s) beside them. `--keep DIR` keeps perf.data and the `perf script` text there.
+ * Also, for each kind of thread, the JavaScript functions with the most samples at or under them
+ * (`inclusiveByKind`), and with `--focus NAME` (repeatable), for the most sampled frame whose name
+ * holds NAME: its inclusive and self shares, its direct callees and the innermost frames under it
+ * (perf-inclusive.ts). `--from FILE` reads a kept `perf script` text instead of running a crawl
+ * (the crawl's thread: the one that reaches node's main instance).
  *
  * JavaScript frames are named from the map node writes (/tmp/perf-PID.map, removed afterwards),
  * which lists code as V8 made it: code V8 later freed and whose memory newer code took may still be
@@ -34,14 +40,15 @@
  * the sampling starts: a crawl that ends first is an error, not a figure.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCorpus } from '../src/eval/corpus.js';
 import { benchSets, runCliCrawl, sharedBenchOptions } from './bench-cli-crawl.js';
 import { startBenchServer } from './bench-server.js';
-import { parsePerfScript, profileThreads } from './perf-threads.js';
+import { focusOn, inclusiveByKind, mainThreadOf } from './perf-inclusive.js';
+import { parsePerfScript, profileThreads, threadKinds } from './perf-threads.js';
 
 const root = new URL('../', import.meta.url).pathname;
 const { values: a } = parseArgs({
@@ -56,12 +63,36 @@ const { values: a } = parseArgs({
     set: { type: 'string', multiple: true, default: [] },
     keep: { type: 'string' },
     jitdump: { type: 'boolean', default: false },
+    focus: { type: 'string', multiple: true, default: [] },
+    from: { type: 'string' },
   },
 });
 const fail = (msg: string): never => {
   process.stderr.write(`profile-crawl: ${msg}\n`);
   process.exit(1);
 };
+
+/** The samples' report: the threads' shares and parts, the inclusive shares, and each --focus. */
+function report(text: string, pid: number): Record<string, unknown> {
+  const parsed = parsePerfScript(text);
+  const profile = profileThreads(parsed, pid, Number(a.top));
+  const kinds = threadKinds(parsed, pid);
+  const focus = a.focus!.map((name) => ({ name, on: focusOn(parsed, kinds, name, Number(a.top)) }));
+  for (const f of focus) if (f.on.length === 0) throw new Error(`--focus ${f.name}: no sampled frame holds it`);
+  return { ...profile, inclusiveByKind: inclusiveByKind(parsed, kinds, Number(a.top)), ...(focus.length ? { focus } : {}) };
+}
+
+if (a.from) {
+  try {
+    const text = readFileSync(a.from, 'utf8');
+    const pid = mainThreadOf(parsePerfScript(text));
+    if (pid === null) throw new Error(`${a.from}: no sample of node's main thread (not a perf script text of a crawl?)`);
+    process.stdout.write(`${JSON.stringify({ command: `npx tsx scripts/profile-crawl.ts ${process.argv.slice(2).join(' ')}`.trim(), from: a.from, ...report(text, pid) }, null, 2)}\n`);
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+  }
+  process.exit(0);
+}
 
 const check = spawnSync('perf', ['record', '-e', 'cpu-clock', '-o', '/dev/null', '-q', '--', 'true'], { encoding: 'utf8' });
 if (check.error || check.status !== 0) {
@@ -114,7 +145,7 @@ try {
     onExit: readSamples,
   });
   if (a.keep) writeFileSync(join(dir, 'perf-script.txt'), samples);
-  const profile = profileThreads(parsePerfScript(samples), pid, Number(a.top));
+  const profile = report(samples, pid);
   const crawlS = crawl.crawlS;
   process.stdout.write(`${JSON.stringify({
     command: `npx tsx scripts/profile-crawl.ts ${process.argv.slice(2).join(' ')}`.trim(),
