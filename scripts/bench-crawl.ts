@@ -22,10 +22,13 @@
  *
  * Prints one JSON object: pages/s of the crawl and of the bare loop, their ratio, CPU ms per page
  * of each (the crawl's whole process; the bare loop's process while it ran, V8's helper threads
- * included) and theirs, peak RSS, SQLite calls per page, the start-up figures, and the command. A
- * run that fetched no page is an error, not a figure.
+ * included) and theirs, peak RSS, SQLite calls per page, the start-up figures, and the command;
+ * `cpu_bound`: what a request cost the server (its CPU from /proc, Linux), the pages/s each side
+ * could reach at its CPU a page if it kept every core busy, and so the most the ratio can be at the
+ * crawl's CPU a page (scripts/cpu-bound.ts). A run that fetched no page is an error, not a figure.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCorpus } from '../src/eval/corpus.js';
@@ -34,6 +37,7 @@ import { loadConfig } from '../src/topic/config.js';
 import { bareLoop, coldBareLoop } from './bench-bare-loop.js';
 import { benchSets, runCliCrawl, sharedBenchOptions } from './bench-cli-crawl.js';
 import { startBenchServer } from './bench-server.js';
+import { cpuBound } from './cpu-bound.js';
 
 const root = new URL('../', import.meta.url).pathname;
 const { values: a } = parseArgs({
@@ -66,16 +70,19 @@ const config = loadConfig(a.topic!, { strategy: a.strategy, maxPages: Number(a.p
 const server = await startBenchServer(a.corpus!);
 process.stderr.write(`serving ${corpus.hosts.length} hosts with ${server.label} on 127.0.0.1:${server.port}\n`);
 try {
-  // 1. the crawl, as a user runs it
+  // 1. the crawl, as a user runs it (and the server's CPU around it, for what its requests cost)
+  const serverCpu0 = server.cpuMs();
   const c = await runCliCrawl({ topic: a.topic!, hosts: corpus.hosts, server, maxPages: Number(a.pages), strategy: a.strategy, sets, warc: a.warc, cpuProfDir: a['cpu-prof'] });
   const crawlRate = c.fetched / c.crawlS;
+  const serverCpu1 = server.cpuMs();
 
   // 2. the bare loop: same server, seeds, requests in flight and page count (median of N runs)
   const bare = [];
   for (let i = 0; i < Number(a['bare-runs']); i++) {
     bare.push(await (a['bare-in-process'] ? bareLoop : coldBareLoop)({ seeds: [...config.seeds], hosts: new Set(corpus.hosts), port: server.port, inFlight: concurrency, maxPages: c.fetched }));
   }
-  await server.window();
+  const bareServed = (await server.window()).count;
+  const serverCpu2 = server.cpuMs();
   const bareSorted = [...bare].sort((x, y) => x.pagesPerSec - y.pagesPerSec);
   const bareMedian = bareSorted[Math.floor(bareSorted.length / 2)];
   if (bareMedian.pages === 0) fail('the bare loop fetched no page: no figure');
@@ -147,6 +154,13 @@ try {
         returning: +c.pipeline.analysisWaits.returningMs.toFixed(2),
       } : null,
     },
+    // how near the machine's CPU the crawl runs (see cpuBound below)
+    cpu_bound: cpuBound({
+      cores: availableParallelism(), crawlPages: c.fetched, crawlRate, crawlCpuMs: c.cpuMs, crawlServed: c.served,
+      bareRate: bareMedian.pagesPerSec, bareCpuMsPerPage: bareMedian.cpuMs / bareMedian.pages, bareServed,
+      serverCrawlMs: serverCpu1 === null || serverCpu0 === null ? null : serverCpu1 - serverCpu0,
+      serverBareMs: serverCpu2 === null || serverCpu1 === null ? null : serverCpu2 - serverCpu1,
+    }),
     sqlite_calls: c.sqliteCalls,
     sqlite_calls_per_page: +(c.sqliteCalls / c.fetched).toFixed(1),
     sqlite_calls_by_method: c.sqlite,

@@ -15,7 +15,8 @@
  *   process started through tsx, which counts requests and keeps the first arrival and last answer.
  *
  * `window()` gives the requests answered since the previous call (or the start): their count, the
- * arrival of the first and the end of the last, in ms since the epoch. Run directly (`--child DIR`)
+ * arrival of the first and the end of the last, in ms since the epoch. `cpuMs()` the server's CPU so
+ * far (Linux), for what a request costs the 2 cores the crawl shares with it. Run directly (`--child DIR`)
  * this file is that child.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,6 +25,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processTreeCpuMs } from './proc-cpu.js';
 
 export const NGINX = '/usr/sbin/nginx';
 
@@ -40,6 +42,12 @@ export interface BenchServer {
   label: string;
   port: number;
   window(): Promise<RequestWindow>;
+  /**
+   * CPU ms the serving process(es) used so far (nginx's master and worker; the corpus server's
+   * process), from /proc: the difference between two calls is what the requests in between cost
+   * the machine. Null where /proc is not there.
+   */
+  cpuMs(): number | null;
   stop(): Promise<void>;
 }
 
@@ -132,6 +140,7 @@ async function startNginx(corpus: string): Promise<BenchServer> {
       kind: 'nginx',
       label: `nginx ${version} (1 worker process)`,
       port,
+      cpuMs: () => (child.pid === undefined ? null : processTreeCpuMs(child.pid)),
       async window() {
         // lines are written at each request's end (no buffer): everything answered is in the file
         const fd = openSync(log, 'r');
@@ -201,6 +210,7 @@ async function startCorpusServerChild(corpus: string): Promise<BenchServer> {
     label: 'topicrawl corpus server (src/eval/corpus-server.ts, its own process)',
     port,
     window: () => ask<RequestWindow>('window'),
+    cpuMs: () => (child.pid === undefined ? null : processTreeCpuMs(child.pid)),
     async stop() {
       process.off('exit', killOnExit);
       const exited = new Promise((ok) => child.once('exit', ok));

@@ -113,6 +113,7 @@ describe('bench-server', () => {
       expect(w.first).toBeGreaterThanOrEqual(t0 - 1);
       expect(w.last).toBeGreaterThanOrEqual(w.first);
       expect((await server.window()).count).toBe(0);
+      if (existsSync('/proc/self/stat')) expect(server.cpuMs()).toBeGreaterThanOrEqual(0); // (nginx's master and worker)
       // an absolute-form request (a peer using it as its HTTP proxy) is served by its host
       const client = new Client(`http://127.0.0.1:${server.port}`);
       const res = await client.request({ path: 'http://c.test/deep/page.html', method: 'GET' }).finally(() => client.close());
@@ -134,6 +135,8 @@ describe('bench-server', () => {
       const w = await server.window();
       expect(w.count).toBe(got.length);
       expect(w.last).toBeGreaterThanOrEqual(w.first);
+      // its own process's CPU, its start through tsx included
+      if (existsSync('/proc/self/stat')) expect(server.cpuMs()).toBeGreaterThan(0);
     } finally {
       await server.stop();
     }
