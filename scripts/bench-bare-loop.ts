@@ -6,11 +6,18 @@
  * Location taken as a link; a FIFO queue and a seen-set of URL strings. No store, no politeness, no
  * robots.txt, no scoring. Every answered request counts as a page (404s too, as the crawl counts
  * its fetches), up to `maxPages`.
+ *
+ * Connections: by default every host's requests share one pool of `inFlight` connections to the
+ * server (the loopback server serves every host, so a request may ride any connection). A crawler
+ * cannot do that on the web, where each host is a server of its own: with `perHostConnections`,
+ * each host gets its own connection (a pool of one, kept alive 10 s, as the crawl's fetcher keeps
+ * them), as the crawl opens them (2026-12-06: 16–23% fewer pages a second than the shared pool at
+ * 20,000 pages of 1,000 hosts, and 33–41% more of the server's CPU a request).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'parse5';
-import { Agent, request } from 'undici';
+import { Agent, Pool, request, type Dispatcher } from 'undici';
 
 export interface BareLoopOptions {
   seeds: string[];
@@ -20,6 +27,8 @@ export interface BareLoopOptions {
   port: number;
   inFlight: number;
   maxPages: number;
+  /** One connection per host instead of one pool shared by all hosts (see the file header). */
+  perHostConnections?: boolean;
 }
 
 export interface BareLoopResult {
@@ -56,6 +65,14 @@ function linksOf(doc: Node, out: string[]): void {
 
 export async function bareLoop(o: BareLoopOptions): Promise<BareLoopResult> {
   const agent = new Agent({ connections: o.inFlight, pipelining: 1 });
+  const pools = new Map<string, Pool>();
+  const origin = `http://127.0.0.1:${o.port}`;
+  const get = (u: URL): Promise<Dispatcher.ResponseData> => {
+    if (!o.perHostConnections) return request(`${origin}${u.pathname}${u.search}`, { dispatcher: agent, headers: { host: u.host } });
+    let pool = pools.get(u.host);
+    if (!pool) pools.set(u.host, (pool = new Pool(origin, { connections: 1, pipelining: 1, keepAliveTimeout: 10_000 })));
+    return pool.request({ path: `${u.pathname}${u.search}`, method: 'GET', headers: { host: u.host } });
+  };
   const queue: string[] = [];
   let head = 0;
   const seen = new Set<string>();
@@ -84,7 +101,7 @@ export async function bareLoop(o: BareLoopOptions): Promise<BareLoopResult> {
   await new Promise<void>((done, fail) => {
     const fetchOne = async (url: string): Promise<void> => {
       const u = new URL(url);
-      const res = await request(`http://127.0.0.1:${o.port}${u.pathname}${u.search}`, { dispatcher: agent, headers: { host: u.host } });
+      const res = await get(u);
       const body = await res.body.text();
       pages++;
       const type = String(res.headers['content-type'] ?? '');
@@ -112,6 +129,7 @@ export async function bareLoop(o: BareLoopOptions): Promise<BareLoopResult> {
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   await agent.close();
+  await Promise.all([...pools.values()].map((p) => p.close()));
   return { pages, seconds, pagesPerSec: pages / seconds, seen: seen.size, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 

@@ -2,7 +2,7 @@
  * Crawl benchmark (issues 2 and 16): the product as users run it, against a bare crawl loop, in one run.
  *
  *   npx tsx scripts/bench-crawl.ts [--corpus corpora/synth] [--topic topics/synth-astronomy.yaml]
- *       [--pages 6000] [--concurrency 16] [--strategy NAME] [--robots] [--bare-runs 3] [--bare-in-process] [--warc]
+ *       [--pages 6000] [--concurrency 16] [--strategy NAME] [--robots] [--bare-runs 3] [--bare-per-host-runs 1] [--bare-in-process] [--warc]
  *       [--cpu-prof DIR] [--set KEY=VALUE ...]
  *
  * 1. The corpus (generated with seed 1 if its folder does not exist) is served by a process of its
@@ -19,6 +19,11 @@
  *    fetched; the median of --bare-runs runs, each in a fresh node process as cold as the crawl's
  *    (--bare-in-process: in this one, as until 2026-12-05: the runs after the first get code V8 has
  *    already optimised: 1.2-1.8 times faster at 6,000 pages than cold loops in the same minutes).
+ *    Its requests share one pool of connections whatever their host (the loopback server serves
+ *    them all): the yardstick of `ratio_to_bare_loop`, as the issue set it. Then the median of
+ *    --bare-per-host-runs (default 1; 0: none) of the same loop with a connection per host, as a
+ *    crawler must keep them on the web and the crawl does: `bare_loop_per_host`,
+ *    `ratio_to_bare_loop_per_host`.
  *
  * Prints one JSON object: pages/s of the crawl and of the bare loop, their ratio, CPU ms per page
  * of each (the crawl's whole process; the bare loop's process while it ran, V8's helper threads
@@ -46,6 +51,7 @@ const { values: a } = parseArgs({
     strategy: { type: 'string' },
     robots: { type: 'boolean', default: false },
     'bare-runs': { type: 'string', default: '3' },
+    'bare-per-host-runs': { type: 'string', default: '1' },
     'bare-in-process': { type: 'boolean', default: false },
     warc: { type: 'boolean' },
     'cpu-prof': { type: 'string' },
@@ -87,6 +93,22 @@ try {
   const bareMedian = bareSorted[Math.floor(bareSorted.length / 2)];
   if (bareMedian.pages === 0) fail('the bare loop fetched no page: no figure');
 
+  // 3. the bare loop with a connection per host, as a crawler must open them (the crawl does)
+  const perHost = [];
+  for (let i = 0; i < Number(a['bare-per-host-runs']); i++) {
+    perHost.push(await (a['bare-in-process'] ? bareLoop : coldBareLoop)({ seeds: [...config.seeds], hosts: new Set(corpus.hosts), port: server.port, inFlight: concurrency, maxPages: c.fetched, perHostConnections: true }));
+  }
+  const perHostServed = (await server.window()).count;
+  const serverCpu3 = server.cpuMs();
+  const perHostMedian = [...perHost].sort((x, y) => x.pagesPerSec - y.pagesPerSec)[Math.floor(perHost.length / 2)];
+  if (perHostMedian && perHostMedian.pages === 0) fail('the bare loop with a connection per host fetched no page: no figure');
+
+  const bound = cpuBound({
+    cores: availableParallelism(), crawlPages: c.fetched, crawlRate, crawlCpuMs: c.cpuMs, crawlServed: c.served,
+    bareRate: bareMedian.pagesPerSec, bareCpuMsPerPage: bareMedian.cpuMs / bareMedian.pages, bareServed,
+    serverCrawlMs: serverCpu1 === null || serverCpu0 === null ? null : serverCpu1 - serverCpu0,
+    serverBareMs: serverCpu2 === null || serverCpu1 === null ? null : serverCpu2 - serverCpu1,
+  });
   const out = {
     command: `npx tsx scripts/bench-crawl.ts --pages ${a.pages} --concurrency ${concurrency}${a.strategy ? ` --strategy ${a.strategy}` : ''}${a.robots ? ' --robots' : ''}${a.warc ? ' --warc' : ''}${a['bare-in-process'] ? ' --bare-in-process' : ''}${a.set!.map((x) => ` --set ${x}`).join('')}`,
     crawl_command: c.command,
@@ -113,6 +135,15 @@ try {
     // the median run's CPU while its loop ran (its start-up left out; the crawl's start-up is ~1% of its CPU at 6,000 pages)
     bare_loop_cpu_ms_per_page: +(bareMedian.cpuMs / bareMedian.pages).toFixed(2),
     ratio_to_bare_loop: +(crawlRate / bareMedian.pagesPerSec).toFixed(2),
+    // the same loop with a connection per host (each host a server of its own, as on the web), its
+    // server's CPU a request, and the crawl's ratio to it (null with --bare-per-host-runs 0)
+    bare_loop_per_host: perHostMedian ? {
+      pages_per_s: +perHostMedian.pagesPerSec.toFixed(0),
+      runs: perHost.map((b) => +b.pagesPerSec.toFixed(0)),
+      cpu_ms_per_page: +(perHostMedian.cpuMs / perHostMedian.pages).toFixed(2),
+      server_cpu_ms_per_request: serverCpu3 === null || serverCpu2 === null || perHostServed === 0 ? null : +((serverCpu3 - serverCpu2) / perHostServed).toFixed(3),
+    } : null,
+    ratio_to_bare_loop_per_host: perHostMedian ? +(crawlRate / perHostMedian.pagesPerSec).toFixed(2) : null,
     cpu_s: +(c.cpuMs / 1000).toFixed(2),
     cpu_ms_per_page: +(c.cpuMs / c.fetched).toFixed(2),
     // what a page costs the machine, against the bare loop: on a machine the crawl keeps busy, its
@@ -154,13 +185,10 @@ try {
         returning: +c.pipeline.analysisWaits.returningMs.toFixed(2),
       } : null,
     },
-    // how near the machine's CPU the crawl runs (see cpuBound below)
-    cpu_bound: cpuBound({
-      cores: availableParallelism(), crawlPages: c.fetched, crawlRate, crawlCpuMs: c.cpuMs, crawlServed: c.served,
-      bareRate: bareMedian.pagesPerSec, bareCpuMsPerPage: bareMedian.cpuMs / bareMedian.pages, bareServed,
-      serverCrawlMs: serverCpu1 === null || serverCpu0 === null ? null : serverCpu1 - serverCpu0,
-      serverBareMs: serverCpu2 === null || serverCpu1 === null ? null : serverCpu2 - serverCpu1,
-    }),
+    // how near the machine's CPU the crawl runs (scripts/cpu-bound.ts), and the most its ratio to the
+    // bare loop with a connection per host can be at its CPU a page
+    cpu_bound: bound,
+    ratio_at_bound_per_host: bound && perHostMedian ? +(bound.pages_per_s_at_bound / perHostMedian.pagesPerSec).toFixed(2) : null,
     sqlite_calls: c.sqliteCalls,
     sqlite_calls_per_page: +(c.sqliteCalls / c.fetched).toFixed(1),
     sqlite_calls_by_method: c.sqlite,

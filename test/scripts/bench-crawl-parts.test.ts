@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,6 +59,36 @@ describe('bench-bare-loop', () => {
       expect(Number.isFinite(r.cpuMs)).toBe(true);
     } finally {
       await server.close();
+    }
+  });
+
+  it("gives each host a connection of its own with perHostConnections, where the shared pool mixes hosts on a connection", async () => {
+    // every page links to two more on its host and to the other hosts' first pages
+    const hostsBySocket = new Map<number, Set<string>>();
+    const server = createServer((req, res) => {
+      const host = String(req.headers.host);
+      const port = req.socket.remotePort!;
+      if (!hostsBySocket.has(port)) hostsBySocket.set(port, new Set());
+      hostsBySocket.get(port)!.add(host);
+      const links = ['/p1', '/p2', ...HOSTS.map((h) => `http://${h}/`)].map((h) => `<a href="${h}">x</a>`).join('');
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${links}</body></html>`);
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const perHost = await bareLoop({ seeds: ['http://a.test/'], hosts: new Set(HOSTS), port, inFlight: 2, maxPages: 100, perHostConnections: true });
+      expect(perHost.pages).toBe(9); // 3 hosts × (/, /p1, /p2)
+      const perHostSockets = [...hostsBySocket.values()];
+      expect(perHostSockets.every((hosts) => hosts.size === 1)).toBe(true);
+      expect(perHostSockets.flatMap((hosts) => [...hosts]).sort()).toEqual(HOSTS);
+      hostsBySocket.clear();
+      const shared = await bareLoop({ seeds: ['http://a.test/'], hosts: new Set(HOSTS), port, inFlight: 2, maxPages: 100 });
+      expect(shared.pages).toBe(9);
+      expect(hostsBySocket.size).toBeLessThanOrEqual(2);
+      expect([...hostsBySocket.values()].some((hosts) => hosts.size > 1)).toBe(true);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
     }
   });
 
