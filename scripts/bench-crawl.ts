@@ -68,6 +68,7 @@ if (!existsSync(join(a.corpus!, 'corpus.json'))) {
   process.stderr.write(`generating the synthetic corpus in ${a.corpus} (seed 1)…\n`);
   generateSynthCorpus(a.corpus!, { seed: 1 });
 }
+if (!(Number(a['bare-runs']) >= 1)) fail('--bare-runs must be 1 or more: the ratio needs a bare loop');
 const corpus = loadCorpus(a.corpus!);
 process.once('SIGINT', () => process.exit(130));
 

@@ -20,18 +20,44 @@ export function processCpuMs(pid: number): number | null {
   }
 }
 
-/** The process's children's ids (every thread's: a child is listed under the thread that made it). */
+/**
+ * The process's children's ids: from /proc/PID/task/TID/children (every thread's: a child is listed
+ * under the thread that made it), or, on a kernel without those files, the processes whose parent
+ * (field 4 of /proc/N/stat) is `pid`.
+ */
 export function childPids(pid: number): number[] {
   const out: number[] = [];
+  let tids: string[];
   try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out; // gone
+  }
+  try {
+    for (const tid of tids) {
       const text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
       if (text) out.push(...text.split(/\s+/).map(Number));
     }
+    return out;
   } catch {
-    // gone, or a kernel without /proc/PID/task/TID/children
+    // a thread ended meanwhile, or no children files: ask every process for its parent
   }
-  return out;
+  return childPidsByParent(pid);
+}
+
+/** The processes whose parent (field 4 of /proc/N/stat) is `pid`: childPids' way without the children files. */
+export function childPidsByParent(pid: number): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const f = readFileSync(`/proc/${name}/stat`, 'utf8').split(') ').pop()!.split(' ');
+      if (Number(f[1]) === pid) found.push(Number(name));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return found;
 }
 
 /** CPU ms of `pid` and all its living descendants; null when `pid` itself cannot be read. */

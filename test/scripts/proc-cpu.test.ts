@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { childPids, processCpuMs, processTreeCpuMs } from '../../scripts/proc-cpu.js';
+import { childPids, childPidsByParent, processCpuMs, processTreeCpuMs } from '../../scripts/proc-cpu.js';
 
 const linux = existsSync('/proc/self/stat');
 
@@ -21,6 +21,8 @@ describe.skipIf(!linux)('proc-cpu (Linux /proc)', () => {
     try {
       await new Promise((r) => child.once('spawn', r));
       expect(childPids(process.pid)).toContain(child.pid);
+      expect(childPidsByParent(process.pid)).toContain(child.pid); // (the way without the children files)
+      expect(childPidsByParent(child.pid!)).toEqual([]);
       for (let i = 0; i < 200 && (processCpuMs(child.pid!) ?? 0) < 400; i++) await new Promise((r) => setTimeout(r, 25));
       const own = processCpuMs(process.pid)!;
       const tree = processTreeCpuMs(process.pid)!;
@@ -31,5 +33,6 @@ describe.skipIf(!linux)('proc-cpu (Linux /proc)', () => {
     expect(processCpuMs(2 ** 30)).toBeNull();
     expect(processTreeCpuMs(2 ** 30)).toBeNull();
     expect(childPids(2 ** 30)).toEqual([]);
+    expect(childPidsByParent(2 ** 30)).toEqual([]);
   });
 });
