@@ -48,7 +48,7 @@ import { loadCorpus } from '../src/eval/corpus.js';
 import { benchSets, runCliCrawl, sharedBenchOptions } from './bench-cli-crawl.js';
 import { startBenchServer } from './bench-server.js';
 import { focusOn, inclusiveByKind, mainThreadOf } from './perf-inclusive.js';
-import { parsePerfScript, profileThreads, threadKinds } from './perf-threads.js';
+import { parsePerfScript, profileThreads, threadKinds, type PerfSample } from './perf-threads.js';
 
 const root = new URL('../', import.meta.url).pathname;
 const { values: a } = parseArgs({
@@ -73,8 +73,7 @@ const fail = (msg: string): never => {
 };
 
 /** The samples' report: the threads' shares and parts, the inclusive shares, and each --focus. */
-function report(text: string, pid: number): Record<string, unknown> {
-  const parsed = parsePerfScript(text);
+function report(parsed: PerfSample[], pid: number): Record<string, unknown> {
   const profile = profileThreads(parsed, pid, Number(a.top));
   const kinds = threadKinds(parsed, pid);
   const focus = a.focus!.map((name) => ({ name, on: focusOn(parsed, kinds, name, Number(a.top)) }));
@@ -84,10 +83,10 @@ function report(text: string, pid: number): Record<string, unknown> {
 
 if (a.from) {
   try {
-    const text = readFileSync(a.from, 'utf8');
-    const pid = mainThreadOf(parsePerfScript(text));
+    const parsed = parsePerfScript(readFileSync(a.from, 'utf8'));
+    const pid = mainThreadOf(parsed);
     if (pid === null) throw new Error(`${a.from}: no sample of node's main thread (not a perf script text of a crawl?)`);
-    process.stdout.write(`${JSON.stringify({ command: `npx tsx scripts/profile-crawl.ts ${process.argv.slice(2).join(' ')}`.trim(), from: a.from, ...report(text, pid) }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ command: `npx tsx scripts/profile-crawl.ts ${process.argv.slice(2).join(' ')}`.trim(), from: a.from, ...report(parsed, pid) }, null, 2)}\n`);
   } catch (e) {
     fail(e instanceof Error ? e.message : String(e));
   }
@@ -145,7 +144,7 @@ try {
     onExit: readSamples,
   });
   if (a.keep) writeFileSync(join(dir, 'perf-script.txt'), samples);
-  const profile = report(samples, pid);
+  const profile = report(parsePerfScript(samples), pid);
   const crawlS = crawl.crawlS;
   process.stdout.write(`${JSON.stringify({
     command: `npx tsx scripts/profile-crawl.ts ${process.argv.slice(2).join(' ')}`.trim(),
