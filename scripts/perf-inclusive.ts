@@ -6,16 +6,11 @@
  * no function over a few percent, leaves open. Pure functions over parsed samples, so that they are
  * tested on made-up text (test/scripts/perf-inclusive.test.ts).
  */
-import { shortFrame, type PerfSample, type Shares, type ThreadKind } from './perf-threads.js';
+import { shares, shortFrame, type PerfSample, type Shares, type ThreadKind } from './perf-threads.js';
 
-/** Samples of one kind of thread, and a frame's share of them as a fraction rounded to 4 places. */
+/** `count` as a share of `total`, rounded to 4 places as {@link shares} rounds them. */
 function share(count: number, total: number): number {
   return +(count / Math.max(1, total)).toFixed(4);
-}
-
-function sorted(counts: Map<string, number>, total: number, top: number): Shares {
-  const list = [...counts].sort((a, b) => b[1] - a[1]).slice(0, top);
-  return { samples: total, shares: list.map(([k, v]) => [k, share(v, total)]) };
 }
 
 /**
@@ -50,7 +45,7 @@ export function inclusiveByKind(samples: readonly PerfSample[], kinds: ReadonlyM
     }
   }
   const out: Record<string, Shares> = {};
-  for (const [kind, m] of counts) out[kind] = sorted(m, totals.get(kind)!, top);
+  for (const [kind, m] of counts) out[kind] = shares(m, totals.get(kind)!, top);
   return out;
 }
 
@@ -110,7 +105,7 @@ export function focusOn(samples: readonly PerfSample[], kinds: ReadonlyMap<numbe
     const total = totals.get(kind)!;
     out.push({
       frame, kind, inclusive: share(n, total), self: share(self, total),
-      callees: sorted(callees, total, top).shares, leaves: sorted(leaves, total, top).shares,
+      callees: shares(callees, total, top).shares, leaves: shares(leaves, total, top).shares,
     });
   }
   return out.sort((a, b) => b.inclusive - a.inclusive);

@@ -95,7 +95,8 @@ export interface Shares {
   shares: [string, number][];
 }
 
-function shares(counts: Map<string, number>, total: number, top = Infinity): Shares {
+/** The `top` largest counts as shares of `total`, largest first (perf-inclusive.ts's too). */
+export function shares(counts: Map<string, number>, total: number, top = Infinity): Shares {
   const list = [...counts].sort((a, b) => b[1] - a[1]).slice(0, top);
   return { samples: total, shares: list.map(([k, v]) => [k, +(v / total).toFixed(4)]) };
 }
