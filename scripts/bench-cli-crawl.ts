@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { distIsFresh } from '../bin/runtime.cjs';
 import type { BenchServer } from './bench-server.js';
+import { gcCounts, type IsolateGc } from './gc-trace.js';
 import type { PipelineSummary } from '../src/crawl/pipeline-meter.js';
 
 const root = new URL('../', import.meta.url).pathname;
@@ -82,6 +83,8 @@ export interface CliCrawlResult {
   sqliteMsTop: Record<string, number>;
   /** with --trace-deopt in BENCH_NODE_FLAGS: V8's deoptimisations in all threads (null otherwise) */
   deopts: DeoptCounts | null;
+  /** with --trace-gc-nvp in BENCH_NODE_FLAGS: V8's garbage collections by thread and kind (null otherwise) */
+  gc: IsolateGc[] | null;
 }
 
 /** Deoptimisations V8 traced, in all and by function and reason, most frequent first. */
@@ -206,6 +209,7 @@ export async function runCliCrawl(o: CliCrawlOptions): Promise<CliCrawlResult> {
       sqliteMs,
       sqliteMsTop,
       deopts: deoptCounts(stdout),
+      gc: gcCounts(stdout),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -198,6 +198,9 @@ try {
     sqlite_calls_per_page_by_statement: Object.fromEntries(Object.entries(c.sqliteTop).sort((x, y) => y[1] - x[1]).slice(0, 15).map(([k, v]) => [k, +(v / c.fetched).toFixed(2)])),
     // with BENCH_NODE_FLAGS=--trace-deopt: V8's deoptimisations, by function and reason
     ...(c.deopts ? { deopts: c.deopts } : {}),
+    // with BENCH_NODE_FLAGS=--trace-gc-nvp: V8's collections by thread (the crawl's first) and kind,
+    // and their pauses in µs a page
+    ...(c.gc ? { gc: c.gc.map((iso) => ({ ...iso, pause_us_per_page: Math.round((Object.values(iso.by_kind).reduce((t, k) => t + k.pause_ms, 0) * 1000) / c.fetched) })) } : {}),
   };
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 } catch (err) {
