@@ -4,7 +4,7 @@ import { parseDocument } from 'yaml';
 import { TopicrawlError, type ErrorCode } from '../errors.js';
 import { SHARED_DEFAULT_STRATEGY, type Topic, type TopicInput } from './topic-schema.js';
 import { loadTopicFile } from './load-topic.js';
-import { formatKey, describeValue, validateTopic, type TopicPath } from './topic-issues.js';
+import { formatKey, describeValue, typosFirst, validateTopic, type TopicPath } from './topic-issues.js';
 import { deepFreeze, type DeepReadonly } from './deep-freeze.js';
 
 export type { DeepReadonly } from './deep-freeze.js';
@@ -132,7 +132,7 @@ export function buildConfig(topic: TopicInput | Topic | Config, flags: ConfigFla
   const result = validateTopic(merged);
   if (result.topic) return deepFreeze(result.topic);
 
-  const issues = result.issues.map((issue) => {
+  const issues = typosFirst(result.issues, (i) => i).map((issue) => {
     const src = [...sources].reverse().find((s) => overlaps(s.path, issue.path));
     if (!src) return { key: issue.key, expected: issue.expected, got: issue.got, message: `${file ?? 'topic'}: ${issue.text}` };
     const sameKey = formatKey(src.path) === issue.key && issue.text.startsWith(`${issue.key}: `);

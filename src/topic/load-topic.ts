@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type YAMLMap } from 'yaml';
 import { TopicrawlError, type ErrorCode } from '../errors.js';
 import type { Topic } from './topic-schema.js';
-import { validateTopic, type TopicIssue, type TopicPath } from './topic-issues.js';
+import { typosFirst, validateTopic, type TopicIssue, type TopicPath } from './topic-issues.js';
 import { findDuplicateKeys } from './duplicate-keys.js';
 import { topicEncodingProblem } from './topic-encoding.js';
 
@@ -127,9 +127,9 @@ export function parseTopicText(text: string, file: string): Topic {
   }
   const result = validateTopic(data);
   if (result.topic) return result.topic;
-  const issues = result.issues.map((i) => locate(file, doc, lc, i));
+  const issues = result.issues.map((issue) => ({ ...locate(file, doc, lc, issue), issue }));
   issues.sort((a, b) => a.offset - b.offset); // stable: missing keys (no place) first, then by position
-  raise('E_TOPIC_SCHEMA', file, issues.map(({ offset: _offset, ...rest }) => rest));
+  raise('E_TOPIC_SCHEMA', file, typosFirst(issues, (i) => i.issue).map(({ offset: _offset, issue: _issue, ...rest }) => rest));
 }
 
 /** Reads, parses and validates a topic file (see the module comment for errors). */

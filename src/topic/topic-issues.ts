@@ -36,6 +36,8 @@ export interface TopicIssue {
   atKey?: boolean;
   /** The key is required and absent. */
   missing?: boolean;
+  /** An unknown key's near miss among the allowed ones, as a path: `seeds` for `sead`. */
+  suggests?: string;
   /** One line, without location: `strategy.x: expected a number, got "abc"`. */
   text: string;
 }
@@ -148,7 +150,22 @@ function unknownKeyIssue(parent: TopicPath, key: string): TopicIssue {
   return {
     path, key: formatKey(path), expected: `one of: ${allowed.join(', ')}`, atKey: true,
     text: `${where}unknown key "${key}" (${hint}allowed: ${allowed.join(', ')})`,
+    ...(hint ? { suggests: formatKey([...parent, near.k]) } : {}),
   };
+}
+
+/**
+ * The order in which issues are told, given the order they come in: an unknown key that nearly spells
+ * a missing required one (`sead` for `seeds`) goes first, so that the message names the typo and its
+ * place rather than only the key it left missing.
+ */
+export function typosFirst<T>(issues: readonly T[], issueOf: (t: T) => TopicIssue): T[] {
+  const missing = new Set(issues.map(issueOf).filter((i) => i.missing).map((i) => i.key));
+  const typo = (t: T) => {
+    const s = issueOf(t).suggests;
+    return s !== undefined && missing.has(s);
+  };
+  return [...issues.filter(typo), ...issues.filter((t) => !typo(t))];
 }
 
 function valueIssue(path: TopicPath, expected: string, data: unknown, atKey = false): TopicIssue {

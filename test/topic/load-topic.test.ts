@@ -130,6 +130,19 @@ describe('loadTopicFile', () => {
     expect(e.details.key).toBe('seeds');
   });
 
+  it('a typo of a required key is told at the typo, not as the key it left missing', () => {
+    const e = errorOf(() => parseTopicText('name: x\nsead:\n  - http://a.example/\n', 'topics/x.yaml'));
+    expect(e.code).toBe('E_TOPIC_SCHEMA');
+    expect(e.message).toMatch(/^topics\/x\.yaml:2:1: unknown key "sead" \(did you mean "seeds"\? allowed: /);
+    expect(e.details.line).toBe(2);
+    // both issues are kept, the typo first
+    const keys = (e.details.issues as { key: string }[]).map((i) => i.key);
+    expect(keys).toEqual(['sead', 'seeds']);
+    // an unknown key that spells no missing key does not jump ahead of one
+    const f = errorOf(() => parseTopicText('name: x\nbogus: 1\n', 'topics/x.yaml'));
+    expect(f.message).toBe('topics/x.yaml: missing required key "seeds" (a list of http(s) URLs)');
+  });
+
   it('rejects non-http seeds and empty seed lists', () => {
     const e = errorOf(() => parseTopicText('name: x\nseeds:\n  - http://ok.example/\n  - ftp://files.example/\n', 'x.yaml'));
     expect(e.message).toBe('x.yaml:4:5: seeds[1]: expected an http(s) URL, got "ftp://files.example/"');
