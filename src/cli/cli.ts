@@ -6,6 +6,8 @@ import { commonCrawl, metricsOptions, sharedCrawl, warcOptions } from './crawl-o
 import { VERSION } from './version.js';
 import { evalOptions, trainOptions, tuneOptions } from './research-options.js';
 
+/** `serve` prints a pasteable --resolve for every host of corpora up to this many hosts. */
+const SERVE_LISTS_HOSTS = 50;
 /** The `<db..>` positional of the report commands. */
 const SEGMENTS_DESCRIPTION = 'SQLite crawl file; or the segments of a distributed crawl: several files, or a folder of *.db files';
 
@@ -84,7 +86,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command(
       'demo',
       'the main job: serve corpora/tobacco-demo on loopback and crawl it with topics/tobacco.yaml (npm start)',
-      (y) => y.options({ json: commonCrawl.json, db: commonCrawl.db, set: commonCrawl.set }),
+      (y) => y.options({ json: commonCrawl.json, db: { type: 'string', describe: 'SQLite crawl file (default: a new temporary file); started afresh on every run' }, set: commonCrawl.set }),
       act(async (a) => {
         const { runDemo } = await import('./crawl-command.js');
         await runDemo({ json: a.json, db: a.db, set: a.set }, out, io.stderr);
@@ -100,7 +102,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         loadCorpus(a.corpus);
         const server = await startCorpusServer(a.corpus, { port: a.port });
         out.log(`serving ${a.corpus} on http://127.0.0.1:${server.port}/ for ${server.hosts.length} hosts; Ctrl-C to stop`);
-        out.log(`crawl it with: ${server.hosts.map((h) => `--resolve ${h}=127.0.0.1:${server.port}`).slice(0, 3).join(' ')}${server.hosts.length > 3 ? ' …' : ''}`);
+        // every host, so that the line can be pasted as it is (the crawl then never looks a host up in DNS)
+        const maps = server.hosts.map((h) => `--resolve ${h}=127.0.0.1:${server.port}`);
+        if (maps.length <= SERVE_LISTS_HOSTS) out.log(`crawl it with: topicrawl crawl <topic.yaml> --mapped-only ${maps.join(' ')}`);
+        else out.log(`crawl it with --mapped-only and a --resolve for each of its ${maps.length} hosts: ${maps.slice(0, 3).join(' ')} …`);
         out.log(`or simply: topicrawl crawl <topic.yaml> --corpus ${a.corpus}`);
         await new Promise<void>((resolve) => {
           const stop = () => {
@@ -137,12 +142,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           .options({
             until: { type: 'string', describe: 'keep revisiting until DATE (2026-01-31T18:00:00Z) or for DURATION (12h, 7d); default: what is due now, then exit' },
             resolve: commonCrawl.resolve,
+            'mapped-only': commonCrawl['mapped-only'],
             json: { type: 'boolean', describe: 'print the summary as JSON' },
           })
           .options(warcOptions),
       act(async (a) => {
         const { runRecrawl } = await import('./recrawl-command.js');
-        await runRecrawl({ db: a.db, until: a.until, resolve: a.resolve, json: a.json, warc: a.warc, warcMaxBytes: a['warc-max-bytes'] }, out);
+        await runRecrawl({ db: a.db, until: a.until, resolve: a.resolve, mappedOnly: a['mapped-only'], json: a.json, warc: a.warc, warcMaxBytes: a['warc-max-bytes'] }, out);
       }),
     )
     .command(

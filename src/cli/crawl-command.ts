@@ -170,7 +170,7 @@ export async function runCrawl(args: CrawlArgs, out: { log: (s: string) => void 
       // the revisit pass on the same file, with the same host map (and corpus server)
       const { Recrawler } = await import('../revisit/recrawl.js');
       const rwarc = warcFlags ? await (await import('../warc/warc-output.js')).openRecrawlWarc(warcFlags, config, dbPath, config.name) : null;
-      const rc = new Recrawler({ dbPath, config, resolve, mappedOnly: Boolean(args.corpus), hooks: [...(rwarc ? [rwarc.hook] : []), ...(served ? [served.metrics] : [])] });
+      const rc = new Recrawler({ dbPath, config, resolve, mappedOnly: Boolean(args.corpus) || Boolean(args.mappedOnly), hooks: [...(rwarc ? [rwarc.hook] : []), ...(served ? [served.metrics] : [])] });
       const stopRevisit = () => rc.stop();
       process.on('SIGINT', stopRevisit);
       try {

@@ -5,6 +5,7 @@ export const commonCrawl = {
   'max-pages': { type: 'number', describe: 'page budget (limits.max_pages)' },
   set: { type: 'string', array: true, describe: 'override any topic key: --set strategy.x=0.4' },
   resolve: { type: 'string', array: true, describe: 'HOST=ADDR[:PORT]: reach HOST at ADDR, never through DNS' },
+  'mapped-only': { type: 'boolean', describe: 'reach only the hosts of --resolve: any other fails (E_DNS) without a DNS lookup' },
   corpus: { type: 'string', describe: 'serve this corpus on loopback, map its hosts, report harvest against its labels' },
   fresh: { type: 'boolean', describe: 'delete the crawl file first instead of resuming' },
   json: { type: 'boolean', describe: 'print the summary as JSON (no progress display)' },
@@ -25,8 +26,6 @@ export const sharedCrawl = {
   workers: { type: 'number', describe: 'start N worker processes on this machine (with --frontier; --db is their folder)' },
   /** A worker of --workers: progress to the parent over IPC. */
   'worker-ipc': { type: 'boolean', hidden: true },
-  /** Reach only the hosts of --resolve (a worker of a corpus crawl). */
-  'mapped-only': { type: 'boolean', hidden: true },
 } as const;
 
 /** The options of `crawl` that serve metrics and the live page (see README: Metrics and the live page). */

@@ -9,6 +9,8 @@ export interface RecrawlArgs {
   /** DATE (ISO 8601 or anything Date.parse reads) or DURATION from now (90s, 30m, 12h, 7d, 2w). */
   until?: string;
   resolve?: string[];
+  /** Reach only the hosts of `resolve` (no DNS lookup for any other). */
+  mappedOnly?: boolean;
   json?: boolean;
   /** Write the checks as WARC records into this folder (revisit records for 304s and identical payloads). */
   warc?: string;
@@ -55,7 +57,7 @@ export async function runRecrawl(args: RecrawlArgs, out: { log: (s: string) => v
   const warc = args.warc ? await openRecrawlWarc({ dir: args.warc, maxBytes: args.warcMaxBytes }, config, args.db, config.name) : null;
   let summary: RecrawlSummary;
   try {
-    const rc = new Recrawler({ dbPath: args.db, config, resolve: parseResolve(args.resolve), hooks: warc ? [warc.hook] : undefined });
+    const rc = new Recrawler({ dbPath: args.db, config, resolve: parseResolve(args.resolve), mappedOnly: args.mappedOnly, hooks: warc ? [warc.hook] : undefined });
     const onSignal = () => rc.stop();
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);

@@ -14,7 +14,7 @@ import type { Strategy, StrategyConfig } from './strategy.js';
 
 /** Every ordering strategy by name. Adding one is one file plus one line here. */
 export const STRATEGIES: Record<string, { description: string; create: (cfg: StrategyConfig) => Strategy }> = {
-  'best-first-fish': { description: 'I(p) = x·IB + y·IL + z·ID with Fish-Search life pruning (default)', create: createBestFirstFish },
+  'best-first-fish': { description: 'I(p) = x·IB + y·IL + z·ID with Fish-Search life pruning (the default on a shared frontier)', create: createBestFirstFish },
   'best-first': { description: 'I(p) = x·IB + y·IL + z·ID, no pruning', create: createBestFirst },
   'breadth-first': { description: 'first in, first out', create: createBreadthFirst },
   'depth-first': { description: 'last in, first out; links in document order', create: createDepthFirst },
@@ -23,7 +23,7 @@ export const STRATEGIES: Record<string, { description: string; create: (cfg: Str
   'partial-pagerank': { description: 'PageRank of the known graph every K pages (pagerank_every, damping); new URLs get Σ IR(q)/c(q) of their parents meanwhile', create: createPartialPageRank },
   fish: { description: 'Fish-Search: children of relevant pages first, newest page first; life pruning', create: createFish },
   shark: { description: 'Shark-Search: γ·inherited + (1−γ)·(β·anchor + (1−β)·context), fuzzy relevance; life pruning', create: createShark },
-  learning: { description: 'best-first-fish whose priority online link models learn while crawling (hashed features, logistic regression: P(alive) × relevance), with exploration', create: createLearning },
+  learning: { description: 'best-first-fish whose priority online link models learn while crawling (hashed features, logistic regression: P(alive) × relevance), with exploration (the default)', create: createLearning },
   'larger-sites-first': { description: 'the site (registrable domain or host) with the most URLs waiting first', create: createLargerSitesFirst },
 };
 
