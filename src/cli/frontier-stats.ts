@@ -22,7 +22,7 @@ export async function runFrontierStats(args: { frontier: string; crawlId?: strin
         `  URLs             ${s.known} known, ${s.queued} queued, ${s.leased} leased`,
         `  budget used      ${s.budgetUsed} pages (leases included)`,
         `  workers          ${s.workers.length}`,
-        ...s.workers.map((w) => `    ${w.name.padEnd(28)} ${String(w.leased).padStart(5)} leased, last claim ${at(w.lastClaimAt)}`),
+        ...s.workers.map((w) => `    ${w.name.padEnd(28)} ${String(w.leased).padStart(5)} leased, last claim ${at(w.lastClaimAt)}${w.leftAt === null ? '' : `, left ${at(w.leftAt)}`}`),
       ].join('\n'),
     );
   } finally {

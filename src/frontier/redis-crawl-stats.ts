@@ -9,6 +9,8 @@ export interface RedisWorkerStats {
   leased: number;
   /** When it last asked for URLs (server ms), null if never. */
   lastClaimAt: number | null;
+  /** When it left the crawl (closed its frontier: ended, stopped or failed; its clock, ms), null while it is in it (or was killed). */
+  leftAt: number | null;
   /** Host, pid and start time it registered with. */
   info: { host?: string; pid?: number; startedAt?: number } | null;
 }
@@ -39,12 +41,12 @@ export async function redisCrawlStats(conn: RedisConnection, crawlId: string): P
   const cfg = await crawlConfig(conn, crawlId);
   const res = await conn.run('reading the crawl figures', (c) =>
     c.multi().hlen(`${P}hosts`).get(`${P}queued`).zcard(`${P}ready`).zcard(`${P}sleep`).get(`${P}urls`).get(`${P}pages`)
-      .hgetall(`${P}wnames`).hgetall(`${P}workers`).hgetall(`${P}winfo`).exec());
+      .hgetall(`${P}wnames`).hgetall(`${P}workers`).hgetall(`${P}winfo`).hgetall(`${P}wleft`).exec());
   const v = (res ?? []).map(([err, x]) => {
     if (err) throw err;
     return x;
   });
-  const [hosts, queued, ready, sleeping, urls, pages, wnames, lastClaims, winfo] = v as [number, string | null, number, number, string | null, string | null, Record<string, string>, Record<string, string>, Record<string, string>];
+  const [hosts, queued, ready, sleeping, urls, pages, wnames, lastClaims, winfo, left] = v as [number, string | null, number, number, string | null, string | null, Record<string, string>, Record<string, string>, Record<string, string>, Record<string, string>];
   // leases out, and those released whose record is not yet confirmed durable (redis/common.lua: held)
   const members = [
     ...(await conn.run('reading the leases', (c) => c.zrangeBuffer(`${P}leases`, '0', '-1'))),
@@ -59,6 +61,7 @@ export async function redisCrawlStats(conn: RedisConnection, crawlId: string): P
     name,
     leased: perWorker.get(Number(no)) ?? 0,
     lastClaimAt: lastClaims[no] !== undefined ? Number(lastClaims[no]) : null,
+    leftAt: left[no] !== undefined ? Number(left[no]) : null,
     info: winfo[name] ? JSON.parse(winfo[name]) : null,
   }));
   return {

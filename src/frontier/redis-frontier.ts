@@ -324,7 +324,10 @@ export class RedisFrontier implements Frontier {
     return this.mine.size;
   }
 
-  /** Puts this client's unsettled leases back in their queues (not counted) and leaves the worker registry. */
+  /**
+   * Puts this client's unsettled leases back in their queues (not counted) and leaves the worker
+   * registry: the time it left is recorded beside its last claim (`stats --frontier` shows both).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -332,6 +335,6 @@ export class RedisFrontier implements Frontier {
     const settling = new Set(this.settles.map((p) => p.token));
     const open = [...this.mine.values()].map((m) => m.lease).filter((lease) => !settling.has(lease.token));
     await Promise.all(open.map((lease) => this.settle(lease, { state: 'requeue', counted: false }, now)));
-    await this.conn.run('leaving the worker registry', (c) => c.hdel(`${this.prefix}workers`, String(this.workerNo)));
+    await this.conn.run('leaving the worker registry', (c) => c.hset(`${this.prefix}wleft`, String(this.workerNo), String(Date.now())));
   }
 }

@@ -224,6 +224,24 @@ describe('RedisFrontier', () => {
     expect(e.kind === 'urls' && e.leases.map((l) => l.url).sort()).toEqual(['http://a.test/1', 'http://b.test/1', 'http://c.test/1']);
   });
 
+  it('the worker registry keeps a worker that left, with its last claim and when it left; joining again under its name clears that', async () => {
+    const t = testCrawl();
+    const conn = await t.connect();
+    const f1 = await t.open({ workerId: 'one' });
+    const f2 = await t.open({ workerId: 'two' });
+    await f1.intake({ adds: [entry('http://a.test/1'), entry('http://b.test/1')] });
+    expect((await f1.claim(1, Date.now())).kind).toBe('urls');
+    const before = Date.now();
+    await f1.close();
+    const byName = async () => new Map((await redisCrawlStats(conn, t.crawlId)).workers.map((w) => [w.name, w]));
+    const w = await byName();
+    expect(w.get('one')!.lastClaimAt).not.toBeNull();
+    expect(w.get('one')!.leftAt).toBeGreaterThanOrEqual(before);
+    expect(w.get('two')).toMatchObject({ lastClaimAt: null, leftAt: null });
+    await t.open({ workerId: 'one' });
+    expect((await byName()).get('one')!.leftAt).toBeNull();
+  });
+
   it('queues a URL once when two clients add the same URLs at once', async () => {
     const t = testCrawl();
     const f1 = await t.open();

@@ -43,7 +43,8 @@
 --             late settle of one is refused, one of a lease settled before is answered as then.
 --             Kept 24 hours, at most 100,000.
 --   epoch     string: host ids learnt by a client hold while it is unchanged (hosts.lua).
---   queued, pages: counters; workers: hash worker number -> last claim (ms); wnames/wnos: numbers <-> names.
+--   queued, pages: counters; workers: hash worker number -> last claim (ms); wnames/wnos: numbers <-> names;
+--   wleft: worker number -> when it left the crawl (its clock, ms; written by the client, redis-frontier.ts close).
 --   wlast     hash worker number -> its last claim's call number, and <worker number>r -> that claim's
 --             reply (cmsgpack: a resent claim gets it again).
 -- ARGV[1] prefix, ARGV[2] per-host concurrency, ARGV[3] pages per host (0: no limit),

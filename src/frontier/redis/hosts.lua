@@ -4,7 +4,7 @@
 --   defer <hid> <ms>     -> the host waits at least this long from now
 --   suspend <hid>        -> the host is handed out no more (its URLs stay queued); it joins `suspended`
 --   states               -> {hosts waiting, sleeping, suspended} (see the Frontier's hostStates)
---   worker <name>        -> the worker's number (created if new)
+--   worker <name>        -> the worker's number (created if new; a worker that joins again leaves `wleft`)
 --   epoch                -> the crawl's epoch (created if missing: the server lost the crawl's keys,
 --                           or the crawl is new); host ids a client learnt hold while it stays
 local H_T, H_OWN, H_D, H_S, H_DIRTY = 1, 4, 5, 6, 11
@@ -23,7 +23,11 @@ if op == 'epoch' then
 end
 if op == 'worker' then
   local wno = rcall('HGET', K('wnos'), ARGV[7])
-  if wno then return tonumber(wno) end
+  -- (a worker that joins again under its name is in the crawl again: no longer `wleft`)
+  if wno then
+    rcall('HDEL', K('wleft'), wno)
+    return tonumber(wno)
+  end
   wno = rcall('INCR', K('wno')) % 65536
   rcall('HSET', K('wnos'), ARGV[7], wno)
   rcall('HSET', K('wnames'), wno, ARGV[7])
