@@ -9,6 +9,8 @@ import { crawlTotals } from '../store/crawl-report.js';
 import { openCrawl } from '../store/segments.js';
 import { TypedEmitter, type CrawlEvents, type ProgressSnapshot } from '../events.js';
 import { startCorpusServer, type CorpusServer } from '../eval/corpus-server.js';
+import { loadCorpus } from '../eval/corpus.js';
+import { labelHarvest, type LabelHarvest } from '../eval/label-harvest.js';
 import type { Config } from '../topic/config.js';
 import type { CrawlArgs, CrawlRun } from './crawl-command.js';
 import { fileNameFromTopic } from './default-paths.js';
@@ -98,17 +100,19 @@ export async function runCrawlWorkers(args: CrawlArgs, config: Config, out: { lo
       throw new TopicrawlError(code, `worker ${failed.worker}: ${own && own[2] in ErrorCodes ? own[1] : line ?? `exited with code ${failed.code}`}`);
     }
     const summaries = results.map((r) => (JSON.parse(r.stdout) as CrawlSummary));
-    const summary = withTotals(combine(summaries, dir), summaries.map((s) => s.db));
+    const labels = args.corpus && config.evaluation.label ? { of: loadCorpus(args.corpus).labels, label: config.evaluation.label } : null;
+    const { summary: merged, truth } = withTotals(combine(summaries, dir), summaries.map((s) => s.db), labels);
+    const summary = { ...merged, frontier: (await sharedQueued(args.frontier!, args.crawlId!)) ?? merged.frontier };
     stopProgress();
-    if (args.json) out.log(JSON.stringify({ ...summary, workers: summaries }, null, 2));
+    if (args.json) out.log(JSON.stringify({ ...summary, labels: truth, workers: summaries }, null, 2));
     else {
-      out.log(formatSummary(summary, null));
+      out.log(formatSummary(summary, truth));
       summaries.forEach((s, i) => {
         const m = served.get(i + 1);
         out.log(`  worker ${i + 1}           ${s.fetchedThisRun} pages in this run, ${s.pagesPerSec.toFixed(1)} pages/s (${s.db})${m ? `, metrics at ${m.url}metrics` : ''}`);
       });
     }
-    return { summary, truth: null };
+    return { summary, truth };
   } finally {
     stopProgress();
     process.off('SIGINT', onSignal);
@@ -143,19 +147,41 @@ export function sumProgress(xs: ProgressSnapshot[]): ProgressSnapshot {
 
 /**
  * The crawl's figures from its segments merged as `stats` reads them: a page two workers recorded
- * (a lease that expired while its first holder was still at it) counts once.
+ * (a lease that expired while its first holder was still at it) counts once. With a corpus's labels,
+ * the harvest by them, as a one-process crawl of a corpus reports it.
  */
-function withTotals(s: CrawlSummary, segments: string[]): CrawlSummary {
+function withTotals(s: CrawlSummary, segments: string[], labels: { of: Map<string, string[]>; label: string } | null): { summary: CrawlSummary; truth: LabelHarvest | null } {
   const c = openCrawl(segments);
   try {
     const t = crawlTotals(c.db);
-    return { ...s, fetched: t.fetched, relevant: t.relevant, harvest: t.harvest, errors: t.errors, bytes: t.bytes, pruned: t.pruned, known: t.known };
+    return {
+      summary: { ...s, fetched: t.fetched, relevant: t.relevant, harvest: t.harvest, errors: t.errors, bytes: t.bytes, pruned: t.pruned, known: t.known },
+      truth: labels ? labelHarvest(c.db, labels.of, labels.label) : null,
+    };
   } finally {
     c.close();
   }
 }
 
-/** One summary of the workers' summaries: counts summed, rates summed, the shared frontier's size as last reported. */
+/**
+ * URLs queued in the shared frontier now that every worker has ended (each worker's summary has the
+ * size it saw when it ended, before the others had). Null when the server cannot say.
+ */
+async function sharedQueued(frontier: string, crawlId: string): Promise<number | null> {
+  const { RedisConnection } = await import('../frontier/redis-connection.js');
+  const { redisCrawlStats } = await import('../frontier/redis-crawl-stats.js');
+  const conn = new RedisConnection(frontier);
+  try {
+    await conn.connect();
+    return (await redisCrawlStats(conn, crawlId)).queued;
+  } catch {
+    return null;
+  } finally {
+    await conn.close().catch(() => {});
+  }
+}
+
+/** One summary of the workers' summaries: counts summed, rates summed (the discovery rate weighted by pages), the shared frontier's size as last reported. */
 export function combine(xs: CrawlSummary[], dir: string): CrawlSummary {
   const sum = (k: keyof CrawlSummary) => xs.reduce((s, x) => s + (x[k] as number), 0);
   const fetched = sum('fetched');
@@ -167,5 +193,7 @@ export function combine(xs: CrawlSummary[], dir: string): CrawlSummary {
     known: Math.max(...xs.map((x) => x.known)), elapsedMs: Math.max(...xs.map((x) => x.elapsedMs)), pagesPerSec: sum('pagesPerSec'),
     suspendedHosts: [...new Set(xs.flatMap((x) => x.suspendedHosts))], unreachable: xs.every((x) => x.unreachable),
     analysisThreads: sum('analysisThreads'), pipeline: combinePipelines(xs.map((x) => x.pipeline)),
+    // new URLs a page over the workers' pages (a worker that fetched none says nothing of it)
+    discoveryRate: sum('fetchedThisRun') > 0 ? xs.reduce((a, x) => a + x.discoveryRate * x.fetchedThisRun, 0) / sum('fetchedThisRun') : xs[0].discoveryRate,
   };
 }

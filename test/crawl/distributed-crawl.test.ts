@@ -13,6 +13,7 @@ import { loadCorpus } from '../../src/eval/corpus.js';
 import type { TopicInput } from '../../src/topic/topic-schema.js';
 import { startCli, runCliProcess } from '../helpers/cli-process.js';
 import { deleteCrawl } from '../../src/frontier/redis-crawl-keys.js';
+import { redisCrawlStats } from '../../src/frontier/redis-crawl-stats.js';
 import { REDIS_URL } from '../helpers/redis.js';
 import { suiteTmpDir, tmpDir } from '../helpers/tmp.js';
 import { defaultAnalysisThreads } from '../../src/crawl/analyzer-pool.js';
@@ -217,5 +218,26 @@ describe('a crawl shared by worker processes on Redis', () => {
     const pages = pagesOf(hits).map((r) => `${r.host}${r.path}`);
     expect(new Set(pages).size).toBe(pages.length);
     expect(pages.length).toBe(BUDGET);
+  }, 300_000);
+  it('--workers 2 --corpus: the summary has the label harvest of the merged segments, and the shared queue as it is once all have ended', async () => {
+    const id = crawlId('corpus');
+    const segs = tmpDir();
+    const r = await runCliProcess(['crawl', topicFile, '--frontier', REDIS_URL, '--crawl-id', id, '--workers', '2', '--db', segs, '--corpus', corpus, '--max-pages', '200', '--json'], { timeoutMs: 240_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout) as { fetched: number; frontier: number; discoveryRate: number; labels: { harvestRate: number; relevant: number; fetched: number; targetRecall: number } | null; workers: { fetchedThisRun: number; discoveryRate: number }[] };
+    expect(summary.fetched).toBe(200);
+    const c = openCrawl([segs]);
+    try {
+      const truth = labelHarvest(c.db, loadCorpus(corpus).labels, 'astronomy');
+      expect(truth.fetched).toBe(200);
+      expect(summary.labels).toEqual(truth);
+    } finally {
+      c.close();
+    }
+    expect(summary.frontier).toBe((await redisCrawlStats(conn, id)).queued);
+    // the discovery rate of both workers' pages, not of the first worker alone
+    const w = summary.workers;
+    const pages = w[0].fetchedThisRun + w[1].fetchedThisRun;
+    expect(summary.discoveryRate).toBeCloseTo((w[0].discoveryRate * w[0].fetchedThisRun + w[1].discoveryRate * w[1].fetchedThisRun) / pages, 12);
   }, 300_000);
 });
