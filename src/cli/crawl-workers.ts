@@ -193,6 +193,8 @@ export function combine(xs: CrawlSummary[], dir: string): CrawlSummary {
     known: Math.max(...xs.map((x) => x.known)), elapsedMs: Math.max(...xs.map((x) => x.elapsedMs)), pagesPerSec: sum('pagesPerSec'),
     suspendedHosts: [...new Set(xs.flatMap((x) => x.suspendedHosts))], unreachable: xs.every((x) => x.unreachable),
     analysisThreads: sum('analysisThreads'), pipeline: combinePipelines(xs.map((x) => x.pipeline)),
+    // a new crawl when any worker registered it (the others, started beside it, joined it)
+    resumed: xs.every((x) => x.resumed),
     // new URLs a page over the workers' pages (a worker that fetched none says nothing of it)
     discoveryRate: sum('fetchedThisRun') > 0 ? xs.reduce((a, x) => a + x.discoveryRate * x.fetchedThisRun, 0) / sum('fetchedThisRun') : xs[0].discoveryRate,
   };

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { crawlFilePaths, openCrawl, SEGMENT_OF_KEY, WORKER_KEY } from '../store/segments.js';
+import { crawlFilePaths, openCrawl, SEGMENT_OF_KEY } from '../store/segments.js';
 import { readMeta } from '../store/url-report.js';
 import { storedResponses, type StoredResponse } from '../store/warc-source.js';
 import { serialize, WarcFileWriter } from './warc-file-writer.js';
@@ -29,7 +29,8 @@ export async function exportWarc(dbs: readonly string[], flags: WarcFlags): Prom
     const db = crawl.db;
     try {
       const name = readMeta(db, SEGMENT_OF_KEY) ?? readMeta(db, 'topic') ?? basename(path).replace(/\.db$/, '');
-      const worker = readMeta(db, WORKER_KEY) ?? '0';
+      // a segment is named as the crawl named its WARC files: by its file (worker-1, …), not its worker's host:pid
+      const worker = readMeta(db, SEGMENT_OF_KEY) !== null ? basename(path).replace(/\.db$/, '') : '0';
       const strategy = readMeta(db, 'strategy') ?? undefined;
       const writer = new WarcFileWriter({
         dir: flags.dir, maxBytes, crawl: fileToken(name), worker: `${fileToken(worker)}-export`,

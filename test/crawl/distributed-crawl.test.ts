@@ -209,7 +209,8 @@ describe('a crawl shared by worker processes on Redis', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(harvestOf([segs]).fetched).toBe(BUDGET);
     // each worker process analyses with its share of the machine's cores (all of them together here)
-    const summary = JSON.parse(again.stdout) as { analysisThreads: number; pipeline: { concurrency: number; meanInFlight: number } };
+    const summary = JSON.parse(again.stdout) as { resumed: boolean; analysisThreads: number; pipeline: { concurrency: number; meanInFlight: number } };
+    expect(summary.resumed).toBe(true);
     expect(summary.analysisThreads).toBe(2 * defaultAnalysisThreads(availableParallelism(), 2));
     // the pipelines of the two processes as one: both limits (the topic's 16 each), both processes' pages in flight
     expect(summary.pipeline.concurrency).toBe(2 * 16);
@@ -224,8 +225,9 @@ describe('a crawl shared by worker processes on Redis', () => {
     const segs = tmpDir();
     const r = await runCliProcess(['crawl', topicFile, '--frontier', REDIS_URL, '--crawl-id', id, '--workers', '2', '--db', segs, '--corpus', corpus, '--max-pages', '200', '--json'], { timeoutMs: 240_000 });
     expect(r.code, r.stderr).toBe(0);
-    const summary = JSON.parse(r.stdout) as { fetched: number; frontier: number; discoveryRate: number; labels: { harvestRate: number; relevant: number; fetched: number; targetRecall: number } | null; workers: { fetchedThisRun: number; discoveryRate: number }[] };
+    const summary = JSON.parse(r.stdout) as { fetched: number; resumed: boolean; frontier: number; discoveryRate: number; labels: { harvestRate: number; relevant: number; fetched: number; targetRecall: number } | null; workers: { fetchedThisRun: number; discoveryRate: number }[] };
     expect(summary.fetched).toBe(200);
+    expect(summary.resumed).toBe(false); // a new crawl, though all but one worker joined it
     const c = openCrawl([segs]);
     try {
       const truth = labelHarvest(c.db, loadCorpus(corpus).labels, 'astronomy');

@@ -62,5 +62,11 @@ describe('WARC output of a shared crawl (--workers 2, Redis)', () => {
     expect(urls.length).toBe(PAGES + 1); // the index / and /p/0 … /p/39
     for (const x of all) if (x.type !== 'warcinfo') expect(sha256Base32(x.block)).toBe(x.headers.get('warc-block-digest'));
     expect(all.filter((x) => x.type === 'metadata')).toHaveLength(PAGES + 1);
+    // export of the segments: one writer per segment, named as the crawl named its files (worker-1, …)
+    const out = join(dir, 'exported');
+    const e = await runCliProcess(['export', join(dir, 'segs'), '--format', 'warc', '--out', out], { timeoutMs: 120_000 });
+    expect(e.code, e.stderr).toBe(0);
+    const exported = readdirSync(out).filter((f) => f.endsWith('.warc.gz')).map((f) => new RegExp(`^${crawlId}-\\d{17}-(worker-\\d)-export-\\d{5}\\.warc\\.gz$`).exec(f)?.[1] ?? f);
+    expect(exported.sort()).toEqual(['worker-1', 'worker-2']);
   }, 300_000);
 });
